@@ -1,0 +1,485 @@
+// simasio/asio.hpp — the drop-in namespace: Asio's names, simasio's I/O objects
+//
+// `namespace net = simasio::asio;` in place of `namespace net = boost::asio;`
+// runs the same code in the simulation. Every public name of boost::asio
+// is re-exported here by a using-declaration (never a using-directive, so
+// `using namespace net;` stays unambiguous), nested namespaces by namespace
+// aliases (ip and chrono are real namespaces: see there), except the I/O
+// objects simasio replaces, which come from namespace simasio. Names that
+// Asio declares only under a configuration macro are guarded by the same
+// macro.
+//
+// cmake/check_asio_names.cmake keeps this list complete: it extracts the
+// names from the installed Asio headers and fails on any that is neither
+// here nor in its commented exclusion list (detail, read_size_helper, ssl).
+
+#ifndef SIMASIO_ASIO_HPP
+#define SIMASIO_ASIO_HPP
+
+#include <boost/asio.hpp>
+// Declare names re-exported below that <boost/asio.hpp> does not include:
+#include <boost/asio/experimental/cancellation_condition.hpp>  // namespace experimental
+#include <boost/asio/spawn.hpp>  // spawn, basic_yield_context, yield_context
+
+#include <simasio/basic_waitable_timer.hpp>
+#include <simasio/io_context.hpp>
+
+namespace simasio::asio {
+
+// ---------------------------------------------------------------------------
+// Replaced by simasio: contexts and timers run on the simulated clock.
+
+using simasio::io_context;
+#if !defined(BOOST_ASIO_NO_DEPRECATED)
+using io_service = simasio::io_context;
+#endif  // !defined(BOOST_ASIO_NO_DEPRECATED)
+using simasio::basic_waitable_timer;
+using simasio::steady_timer;
+using simasio::system_timer;
+using simasio::high_resolution_timer;
+
+// ---------------------------------------------------------------------------
+// Replaced by the simulated network later; Asio's own until then.
+
+using boost::asio::basic_socket;
+using boost::asio::basic_stream_socket;
+using boost::asio::basic_datagram_socket;
+using boost::asio::basic_socket_acceptor;
+using boost::asio::basic_signal_set;
+using boost::asio::signal_set;
+using boost::asio::connect;
+using boost::asio::async_connect;
+
+// ---------------------------------------------------------------------------
+// Execution contexts and services.
+
+using boost::asio::execution_context;
+using boost::asio::invalid_service_owner;
+using boost::asio::service_already_exists;
+using boost::asio::use_service;
+using boost::asio::make_service;
+using boost::asio::add_service;
+using boost::asio::has_service;
+using boost::asio::system_context;
+using boost::asio::thread_pool;
+using boost::asio::static_thread_pool;
+using boost::asio::multiple_exceptions;
+
+// ---------------------------------------------------------------------------
+// Executors.
+
+using boost::asio::any_io_executor;
+using boost::asio::any_completion_executor;
+using boost::asio::basic_system_executor;
+using boost::asio::system_executor;
+using boost::asio::strand;
+using boost::asio::make_strand;
+using boost::asio::executor_work_guard;
+using boost::asio::make_work_guard;
+using boost::asio::is_executor;
+using boost::asio::executor_arg_t;
+#if defined(BOOST_ASIO_HAS_CONSTEXPR) || defined(BOOST_ASIO_MSVC)
+using boost::asio::executor_arg;
+#endif  // defined(BOOST_ASIO_HAS_CONSTEXPR) || defined(BOOST_ASIO_MSVC)
+using boost::asio::uses_executor;
+#if !defined(BOOST_ASIO_NO_TS_EXECUTORS)
+using boost::asio::executor;
+using boost::asio::bad_executor;
+#endif  // !defined(BOOST_ASIO_NO_TS_EXECUTORS)
+
+// Properties: query, require, prefer.
+using boost::asio::query;
+using boost::asio::query_t;
+using boost::asio::can_query;
+using boost::asio::is_nothrow_query;
+using boost::asio::query_result;
+using boost::asio::require;
+using boost::asio::require_t;
+using boost::asio::can_require;
+using boost::asio::is_nothrow_require;
+using boost::asio::require_result;
+using boost::asio::require_concept;
+using boost::asio::require_concept_t;
+using boost::asio::can_require_concept;
+using boost::asio::is_nothrow_require_concept;
+using boost::asio::require_concept_result;
+using boost::asio::prefer;
+using boost::asio::prefer_t;
+using boost::asio::can_prefer;
+using boost::asio::is_nothrow_prefer;
+using boost::asio::prefer_result;
+using boost::asio::is_applicable_property;
+#if defined(BOOST_ASIO_HAS_VARIABLE_TEMPLATES)
+using boost::asio::can_query_v;
+using boost::asio::is_nothrow_query_v;
+using boost::asio::can_require_v;
+using boost::asio::is_nothrow_require_v;
+using boost::asio::can_require_concept_v;
+using boost::asio::is_nothrow_require_concept_v;
+using boost::asio::can_prefer_v;
+using boost::asio::is_nothrow_prefer_v;
+using boost::asio::is_applicable_property_v;
+#endif  // defined(BOOST_ASIO_HAS_VARIABLE_TEMPLATES)
+
+// ---------------------------------------------------------------------------
+// Submitting work.
+
+using boost::asio::post;
+using boost::asio::dispatch;
+using boost::asio::defer;
+
+// ---------------------------------------------------------------------------
+// Associated characteristics and binders.
+
+using boost::asio::associator;
+using boost::asio::associated_allocator;
+using boost::asio::get_associated_allocator;
+using boost::asio::associated_executor;
+using boost::asio::get_associated_executor;
+using boost::asio::associated_cancellation_slot;
+using boost::asio::get_associated_cancellation_slot;
+#if defined(BOOST_ASIO_HAS_ALIAS_TEMPLATES)
+using boost::asio::associated_allocator_t;
+using boost::asio::associated_executor_t;
+using boost::asio::associated_cancellation_slot_t;
+#endif  // defined(BOOST_ASIO_HAS_ALIAS_TEMPLATES)
+using boost::asio::bind_allocator;
+using boost::asio::allocator_binder;
+using boost::asio::bind_executor;
+using boost::asio::executor_binder;
+using boost::asio::bind_cancellation_slot;
+using boost::asio::cancellation_slot_binder;
+using boost::asio::recycling_allocator;
+
+// ---------------------------------------------------------------------------
+// Cancellation.
+
+using boost::asio::cancellation_type;
+using boost::asio::cancellation_type_t;
+using boost::asio::cancellation_signal;
+using boost::asio::cancellation_slot;
+using boost::asio::cancellation_state;
+using boost::asio::cancellation_filter;
+using boost::asio::disable_cancellation;
+using boost::asio::enable_terminal_cancellation;
+using boost::asio::enable_partial_cancellation;
+using boost::asio::enable_total_cancellation;
+
+// ---------------------------------------------------------------------------
+// Asynchronous operations and completion tokens.
+
+using boost::asio::async_result;
+using boost::asio::async_completion;
+using boost::asio::async_initiate;
+using boost::asio::async_compose;
+using boost::asio::default_completion_token;
+using boost::asio::completion_signature_of;
+using boost::asio::is_async_operation;
+#if defined(BOOST_ASIO_HAS_ALIAS_TEMPLATES)
+using boost::asio::default_completion_token_t;
+#endif  // defined(BOOST_ASIO_HAS_ALIAS_TEMPLATES)
+#if defined(BOOST_ASIO_HAS_VARIADIC_TEMPLATES) \
+  && defined(BOOST_ASIO_HAS_ALIAS_TEMPLATES)
+using boost::asio::completion_signature_of_t;
+#endif  // defined(BOOST_ASIO_HAS_VARIADIC_TEMPLATES) && ...
+#if defined(BOOST_ASIO_HAS_CONCEPTS) \
+  && defined(BOOST_ASIO_HAS_VARIADIC_TEMPLATES) \
+  && defined(BOOST_ASIO_HAS_DECLTYPE)
+using boost::asio::completion_signature;
+using boost::asio::completion_handler_for;
+using boost::asio::completion_token_for;
+#endif  // defined(BOOST_ASIO_HAS_CONCEPTS) && ...
+#if defined(BOOST_ASIO_HAS_CONCEPTS) \
+  && defined(BOOST_ASIO_HAS_VARIADIC_TEMPLATES)
+using boost::asio::async_operation;
+#endif  // defined(BOOST_ASIO_HAS_CONCEPTS) && ...
+#if defined(BOOST_ASIO_HAS_STD_TUPLE) \
+  && defined(BOOST_ASIO_HAS_MOVE) \
+  && defined(BOOST_ASIO_HAS_VARIADIC_TEMPLATES)
+using boost::asio::any_completion_handler;
+using boost::asio::any_completion_handler_allocator;
+#endif  // defined(BOOST_ASIO_HAS_STD_TUPLE) && ...
+
+// Completion token adapters.
+#if defined(BOOST_ASIO_HAS_STD_TUPLE) \
+  && defined(BOOST_ASIO_HAS_VARIADIC_TEMPLATES)
+using boost::asio::append;
+using boost::asio::append_t;
+using boost::asio::prepend;
+using boost::asio::prepend_t;
+using boost::asio::as_tuple;
+using boost::asio::as_tuple_t;
+using boost::asio::consign;
+using boost::asio::consign_t;
+#endif  // defined(BOOST_ASIO_HAS_STD_TUPLE) && ...
+using boost::asio::redirect_error;
+using boost::asio::redirect_error_t;
+
+// Completion tokens.
+#if defined(BOOST_ASIO_HAS_STD_TUPLE) \
+  && defined(BOOST_ASIO_HAS_DECLTYPE) \
+  && defined(BOOST_ASIO_HAS_VARIADIC_TEMPLATES)
+using boost::asio::deferred_t;
+#if defined(BOOST_ASIO_HAS_CONSTEXPR) || defined(BOOST_ASIO_MSVC)
+using boost::asio::deferred;
+#endif  // defined(BOOST_ASIO_HAS_CONSTEXPR) || defined(BOOST_ASIO_MSVC)
+using boost::asio::deferred_async_operation;
+using boost::asio::deferred_conditional;
+using boost::asio::deferred_function;
+using boost::asio::deferred_init_tag;
+using boost::asio::deferred_noop;
+using boost::asio::deferred_sequence;
+using boost::asio::deferred_values;
+using boost::asio::is_deferred;
+#endif  // defined(BOOST_ASIO_HAS_STD_TUPLE) && ...
+using boost::asio::detached_t;
+#if defined(BOOST_ASIO_HAS_CONSTEXPR) || defined(BOOST_ASIO_MSVC)
+using boost::asio::detached;
+#endif  // defined(BOOST_ASIO_HAS_CONSTEXPR) || defined(BOOST_ASIO_MSVC)
+#if defined(BOOST_ASIO_HAS_STD_FUTURE_CLASS)
+using boost::asio::use_future_t;
+#if defined(BOOST_ASIO_HAS_CONSTEXPR) || defined(BOOST_ASIO_MSVC)
+using boost::asio::use_future;
+#endif  // defined(BOOST_ASIO_HAS_CONSTEXPR) || defined(BOOST_ASIO_MSVC)
+#endif  // defined(BOOST_ASIO_HAS_STD_FUTURE_CLASS)
+
+// Coroutines.
+#if defined(BOOST_ASIO_HAS_CO_AWAIT)
+using boost::asio::awaitable;
+using boost::asio::co_spawn;
+using boost::asio::use_awaitable_t;
+#if defined(BOOST_ASIO_HAS_CONSTEXPR) || defined(BOOST_ASIO_MSVC)
+using boost::asio::use_awaitable;
+#endif  // defined(BOOST_ASIO_HAS_CONSTEXPR) || defined(BOOST_ASIO_MSVC)
+#endif  // defined(BOOST_ASIO_HAS_CO_AWAIT)
+using boost::asio::spawn;
+using boost::asio::basic_yield_context;
+using boost::asio::yield_context;
+using boost::asio::coroutine;
+
+// ---------------------------------------------------------------------------
+// Buffers.
+
+using boost::asio::const_buffer;
+using boost::asio::mutable_buffer;
+using boost::asio::null_buffers;
+using boost::asio::buffer;
+using boost::asio::buffer_size;
+using boost::asio::buffer_copy;
+using boost::asio::buffer_sequence_begin;
+using boost::asio::buffer_sequence_end;
+using boost::asio::is_const_buffer_sequence;
+using boost::asio::is_mutable_buffer_sequence;
+using boost::asio::is_contiguous_iterator;
+#if !defined(BOOST_ASIO_NO_DEPRECATED)
+using boost::asio::const_buffers_1;
+using boost::asio::mutable_buffers_1;
+using boost::asio::buffer_cast;
+#endif  // !defined(BOOST_ASIO_NO_DEPRECATED)
+using boost::asio::buffers_iterator;
+using boost::asio::buffers_begin;
+using boost::asio::buffers_end;
+
+// Dynamic buffers.
+using boost::asio::dynamic_buffer;
+using boost::asio::dynamic_string_buffer;
+using boost::asio::dynamic_vector_buffer;
+using boost::asio::is_dynamic_buffer;
+using boost::asio::is_dynamic_buffer_v2;
+#if !defined(BOOST_ASIO_NO_DYNAMIC_BUFFER_V1)
+using boost::asio::is_dynamic_buffer_v1;
+#endif  // !defined(BOOST_ASIO_NO_DYNAMIC_BUFFER_V1)
+#if !defined(BOOST_ASIO_NO_IOSTREAM)
+using boost::asio::basic_streambuf;
+using boost::asio::basic_streambuf_ref;
+using boost::asio::streambuf;
+#endif  // !defined(BOOST_ASIO_NO_IOSTREAM)
+
+// Registered buffers.
+using boost::asio::registered_buffer_id;
+using boost::asio::const_registered_buffer;
+using boost::asio::mutable_registered_buffer;
+using boost::asio::buffer_registration;
+#if defined(BOOST_ASIO_HAS_MOVE)
+using boost::asio::register_buffers;
+#endif  // defined(BOOST_ASIO_HAS_MOVE)
+
+// ---------------------------------------------------------------------------
+// Composed reads and writes.
+
+using boost::asio::read;
+using boost::asio::async_read;
+using boost::asio::read_at;
+using boost::asio::async_read_at;
+using boost::asio::read_until;
+using boost::asio::async_read_until;
+using boost::asio::is_match_condition;
+using boost::asio::write;
+using boost::asio::async_write;
+using boost::asio::write_at;
+using boost::asio::async_write_at;
+using boost::asio::transfer_all;
+using boost::asio::transfer_at_least;
+using boost::asio::transfer_exactly;
+
+// Buffered stream adapters.
+using boost::asio::buffered_read_stream;
+using boost::asio::buffered_write_stream;
+using boost::asio::buffered_stream;
+using boost::asio::is_read_buffered;
+using boost::asio::is_write_buffered;
+
+// ---------------------------------------------------------------------------
+// Other I/O objects and their support, Asio's own.
+
+using boost::asio::basic_io_object;
+using boost::asio::socket_base;
+using boost::asio::basic_raw_socket;
+using boost::asio::basic_seq_packet_socket;
+using boost::asio::is_endpoint_sequence;
+#if !defined(BOOST_ASIO_NO_IOSTREAM)
+using boost::asio::basic_socket_streambuf;
+using boost::asio::basic_socket_iostream;
+#endif  // !defined(BOOST_ASIO_NO_IOSTREAM)
+using boost::asio::wait_traits;
+#if defined(BOOST_ASIO_HAS_BOOST_DATE_TIME)
+using boost::asio::basic_deadline_timer;
+using boost::asio::deadline_timer;
+using boost::asio::time_traits;
+#endif  // defined(BOOST_ASIO_HAS_BOOST_DATE_TIME)
+#if defined(BOOST_ASIO_HAS_SERIAL_PORT)
+using boost::asio::basic_serial_port;
+using boost::asio::serial_port;
+using boost::asio::serial_port_base;
+#endif  // defined(BOOST_ASIO_HAS_SERIAL_PORT)
+#if defined(BOOST_ASIO_HAS_PIPE)
+using boost::asio::basic_readable_pipe;
+using boost::asio::basic_writable_pipe;
+using boost::asio::readable_pipe;
+using boost::asio::writable_pipe;
+using boost::asio::connect_pipe;
+#endif  // defined(BOOST_ASIO_HAS_PIPE)
+#if defined(BOOST_ASIO_HAS_FILE)
+using boost::asio::file_base;
+using boost::asio::basic_file;
+using boost::asio::basic_random_access_file;
+using boost::asio::basic_stream_file;
+using boost::asio::random_access_file;
+using boost::asio::stream_file;
+#endif  // defined(BOOST_ASIO_HAS_FILE)
+
+// ---------------------------------------------------------------------------
+// Handler hooks (deprecated customisation points, kept for old handlers).
+
+using boost::asio::asio_handler_allocate;
+using boost::asio::asio_handler_deallocate;
+using boost::asio::asio_handler_invoke;
+using boost::asio::asio_handler_is_continuation;
+using boost::asio::asio_handler_allocate_is_deprecated;
+using boost::asio::asio_handler_deallocate_is_deprecated;
+using boost::asio::asio_handler_invoke_is_deprecated;
+#if defined(BOOST_ASIO_NO_DEPRECATED)
+using boost::asio::asio_handler_allocate_is_no_longer_used;
+using boost::asio::asio_handler_deallocate_is_no_longer_used;
+using boost::asio::asio_handler_invoke_is_no_longer_used;
+#endif  // defined(BOOST_ASIO_NO_DEPRECATED)
+
+// ---------------------------------------------------------------------------
+// Nested namespaces.
+
+namespace error = boost::asio::error;
+namespace stream_errc = boost::asio::stream_errc;
+namespace socket_errc = boost::asio::socket_errc;
+namespace resolver_errc = boost::asio::resolver_errc;
+namespace placeholders = boost::asio::placeholders;
+namespace execution = boost::asio::execution;
+namespace traits = boost::asio::traits;
+namespace this_coro = boost::asio::this_coro;
+namespace experimental = boost::asio::experimental;
+namespace generic = boost::asio::generic;
+#if defined(BOOST_ASIO_HAS_LOCAL_SOCKETS)
+namespace local = boost::asio::local;
+#endif  // defined(BOOST_ASIO_HAS_LOCAL_SOCKETS)
+#if defined(BOOST_ASIO_HAS_POSIX_STREAM_DESCRIPTOR)
+namespace posix = boost::asio::posix;
+#endif  // defined(BOOST_ASIO_HAS_POSIX_STREAM_DESCRIPTOR)
+#if defined(BOOST_ASIO_HAS_WINDOWS_OBJECT_HANDLE) \
+  || defined(BOOST_ASIO_HAS_WINDOWS_OVERLAPPED_PTR) \
+  || defined(BOOST_ASIO_HAS_WINDOWS_RANDOM_ACCESS_HANDLE) \
+  || defined(BOOST_ASIO_HAS_WINDOWS_STREAM_HANDLE)
+namespace windows = boost::asio::windows;
+#endif  // defined(BOOST_ASIO_HAS_WINDOWS_OBJECT_HANDLE) || ...
+
+// Asio declares boost::asio::chrono in detail/chrono.hpp (so the check
+// does not ask for it) and its tutorials write chrono::seconds. Its clocks
+// read real time, so only its durations and casts are re-exported: code
+// that asks net::chrono for a clock fails to compile instead of silently
+// mixing wall-clock time into a simulated run.
+#if defined(BOOST_ASIO_HAS_STD_CHRONO) || defined(BOOST_ASIO_HAS_BOOST_CHRONO)
+namespace chrono {
+using boost::asio::chrono::duration;
+using boost::asio::chrono::time_point;
+using boost::asio::chrono::duration_cast;
+using boost::asio::chrono::time_point_cast;
+using boost::asio::chrono::nanoseconds;
+using boost::asio::chrono::microseconds;
+using boost::asio::chrono::milliseconds;
+using boost::asio::chrono::seconds;
+using boost::asio::chrono::minutes;
+using boost::asio::chrono::hours;
+}  // namespace chrono
+#endif  // defined(BOOST_ASIO_HAS_STD_CHRONO) || ...
+
+namespace ip {
+
+// ---------------------------------------------------------------------------
+// Replaced by the simulated network later; Asio's own until then:
+// simasio::ip::tcp, simasio::ip::udp and simasio::ip::basic_resolver
+// will take these three places.
+
+using boost::asio::ip::tcp;
+using boost::asio::ip::udp;
+using boost::asio::ip::basic_resolver;
+
+// ---------------------------------------------------------------------------
+// Addresses, networks, endpoints and resolver results: Asio's own.
+
+using boost::asio::ip::address;
+using boost::asio::ip::address_v4;
+using boost::asio::ip::address_v6;
+using boost::asio::ip::make_address;
+using boost::asio::ip::make_address_v4;
+using boost::asio::ip::make_address_v6;
+using boost::asio::ip::bad_address_cast;
+using boost::asio::ip::v4_mapped_t;
+using boost::asio::ip::v4_mapped;
+using boost::asio::ip::scope_id_type;
+using boost::asio::ip::basic_address_iterator;
+using boost::asio::ip::basic_address_range;
+using boost::asio::ip::address_v4_iterator;
+using boost::asio::ip::address_v4_range;
+using boost::asio::ip::address_v6_iterator;
+using boost::asio::ip::address_v6_range;
+using boost::asio::ip::network_v4;
+using boost::asio::ip::network_v6;
+using boost::asio::ip::make_network_v4;
+using boost::asio::ip::make_network_v6;
+using boost::asio::ip::basic_endpoint;
+using boost::asio::ip::port_type;
+using boost::asio::ip::host_name;
+using boost::asio::ip::icmp;
+using boost::asio::ip::v6_only;
+using boost::asio::ip::resolver_base;
+using boost::asio::ip::resolver_query_base;
+using boost::asio::ip::basic_resolver_entry;
+using boost::asio::ip::basic_resolver_iterator;
+using boost::asio::ip::basic_resolver_query;
+using boost::asio::ip::basic_resolver_results;
+namespace multicast = boost::asio::ip::multicast;
+namespace unicast = boost::asio::ip::unicast;
+
+}  // namespace ip
+
+}  // namespace simasio::asio
+
+#endif  // SIMASIO_ASIO_HPP

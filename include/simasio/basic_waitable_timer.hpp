@@ -1,0 +1,231 @@
+// simasio/basic_waitable_timer.hpp — Asio's waitable timer over virtual time
+#ifndef SIMASIO_BASIC_WAITABLE_TIMER_HPP
+#define SIMASIO_BASIC_WAITABLE_TIMER_HPP
+
+#include <simasio/clock.hpp>
+#include <simasio/detail/sim_context.hpp>
+#include <simasio/detail/timer_service.hpp>
+#include <simasio/io_context.hpp>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/async_result.hpp>
+#include <boost/asio/async_result.hpp>
+#include <boost/asio/wait_traits.hpp>
+#include <boost/system/error_code.hpp>
+
+#include <cstddef>
+#include <type_traits>
+#include <utility>
+
+namespace simasio {
+
+namespace detail {
+// Blocks the test body until a wait completes; fails inside a handler.
+void sync_wait(timer_impl_base& impl, boost::system::error_code& ec,
+               const std::function<void(std::function<void(boost::system::error_code)>)>& start);
+[[noreturn]] void throw_wait_error(const boost::system::error_code& ec, const char* kind);
+// World time of a host-local expiry. @throws usage_error if the timer's
+// world is gone.
+std::int64_t timer_expiry_to_world(const timer_impl_base& impl, std::int64_t local_ns);
+std::int64_t timer_host_now(const timer_impl_base& impl) noexcept;
+}  // namespace detail
+
+/// Asio's `basic_waitable_timer` with the same members, over virtual time.
+///
+/// Expiry times are read on the timer's host clock (see host::set_clock);
+/// the world jumps straight to the next expiry when nothing else is ready.
+///
+/// @par Completion Signature
+/// @code void(boost::system::error_code) @endcode
+///
+/// @par Per-Operation Cancellation
+/// terminal, partial and total cancellation complete the wait with
+/// boost::asio::error::operation_aborted.
+///
+/// @par Determinism
+/// A wait draws nothing; waits expiring at the same instant (on any host)
+/// are released in a seeded order.
+template <typename Clock, typename Executor = boost::asio::any_io_executor>
+class basic_waitable_timer {
+  static_assert(detail::sim_clock_traits<Clock>::value,
+                "simasio::basic_waitable_timer needs a simasio clock (simasio::steady_clock or "
+                "simasio::system_clock); a real clock would escape the simulation");
+  using clock_traits = detail::sim_clock_traits<Clock>;
+
+ public:
+  using executor_type = Executor;
+  template <typename Executor1>
+  struct rebind_executor {
+    using other = basic_waitable_timer<Clock, Executor1>;
+  };
+  using clock_type = Clock;
+  using duration = typename Clock::duration;
+  using time_point = typename Clock::time_point;
+  using traits_type = boost::asio::wait_traits<Clock>;
+
+  /// A timer on @p ex's context (a simasio::io_context), expiring now.
+  /// @throws escape_error if the context is not a simasio::io_context.
+  explicit basic_waitable_timer(const executor_type& ex) : ex_(ex) { init(); }
+  template <typename ExecutionContext,
+            typename = std::enable_if_t<std::is_convertible_v<ExecutionContext&, boost::asio::execution_context&>>>
+  explicit basic_waitable_timer(ExecutionContext& ctx) : ex_(ctx.get_executor()) {
+    init();
+  }
+  basic_waitable_timer(const executor_type& ex, const time_point& expiry_time) : ex_(ex) {
+    init();
+    expires_at(expiry_time);
+  }
+  template <typename ExecutionContext,
+            typename = std::enable_if_t<std::is_convertible_v<ExecutionContext&, boost::asio::execution_context&>>>
+  basic_waitable_timer(ExecutionContext& ctx, const time_point& expiry_time) : ex_(ctx.get_executor()) {
+    init();
+    expires_at(expiry_time);
+  }
+  basic_waitable_timer(const executor_type& ex, const duration& expiry_time) : ex_(ex) {
+    init();
+    expires_after(expiry_time);
+  }
+  template <typename ExecutionContext,
+            typename = std::enable_if_t<std::is_convertible_v<ExecutionContext&, boost::asio::execution_context&>>>
+  basic_waitable_timer(ExecutionContext& ctx, const duration& expiry_time) : ex_(ctx.get_executor()) {
+    init();
+    expires_after(expiry_time);
+  }
+
+  /// Moves the timer, its expiry and its pending waits. The moved-from timer
+  /// stays usable, like a newly constructed one.
+  basic_waitable_timer(basic_waitable_timer&& other) : ex_(other.ex_) { move_from(other); }
+  template <typename Executor1, typename = std::enable_if_t<std::is_convertible_v<Executor1, Executor>>>
+  basic_waitable_timer(basic_waitable_timer<Clock, Executor1>&& other) : ex_(other.ex_) {
+    move_from(other);
+  }
+  basic_waitable_timer& operator=(basic_waitable_timer&& other) {
+    if (this != &other) {
+      cancel();
+      service_->destroy(impl_);
+      ex_ = other.ex_;
+      move_from(other);
+    }
+    return *this;
+  }
+  basic_waitable_timer(const basic_waitable_timer&) = delete;
+  basic_waitable_timer& operator=(const basic_waitable_timer&) = delete;
+
+  /// Cancels pending waits (their handlers get operation_aborted).
+  ~basic_waitable_timer() {
+    if (service_ != nullptr) {
+      service_->cancel(impl_);
+      service_->destroy(impl_);
+    }
+  }
+
+  executor_type get_executor() noexcept { return ex_; }
+
+  /// Cancels every pending wait; returns how many were cancelled.
+  std::size_t cancel() { return service_->cancel(impl_); }
+  /// Cancels the oldest pending wait; returns 0 or 1.
+  std::size_t cancel_one() { return service_->cancel_one(impl_); }
+#if !defined(BOOST_ASIO_NO_DEPRECATED)
+  std::size_t cancel(boost::system::error_code& ec) {
+    ec = {};
+    return cancel();
+  }
+  std::size_t cancel_one(boost::system::error_code& ec) {
+    ec = {};
+    return cancel_one();
+  }
+  time_point expires_at() const { return expiry_; }
+  duration expires_from_now() const { return expiry_ - host_now(); }
+  std::size_t expires_from_now(const duration& d) { return expires_after(d); }
+#endif
+
+  time_point expiry() const { return expiry_; }
+
+  /// Sets the expiry; cancels pending waits and returns how many.
+  std::size_t expires_at(const time_point& expiry_time) {
+    const std::size_t n = service_->cancel(impl_);
+    expiry_ = expiry_time;
+    return n;
+  }
+  /// Sets the expiry relative to the host's clock now.
+  std::size_t expires_after(const duration& expiry_time) {
+    return expires_at(saturating_add(host_now(), expiry_time));
+  }
+
+  /// Blocks until expiry. Only from the test body (it drives the world).
+  /// @throws boost::system::system_error with simasio::error::would_block
+  /// inside a handler, where it could never complete.
+  void wait() {
+    boost::system::error_code ec;
+    wait(ec);
+    if (ec) detail::throw_wait_error(ec, clock_traits::timer_name);
+  }
+  void wait(boost::system::error_code& ec) {
+    detail::sync_wait(impl_, ec, [this](std::function<void(boost::system::error_code)> done) {
+      async_wait(std::move(done));
+    });
+  }
+
+  /// Starts an asynchronous wait for expiry.
+  template <typename WaitToken = boost::asio::default_completion_token_t<executor_type>>
+  auto async_wait(WaitToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
+    return boost::asio::async_initiate<WaitToken, void(boost::system::error_code)>(initiate_async_wait(this),
+                                                                                   token);
+  }
+
+ private:
+  template <typename, typename>
+  friend class basic_waitable_timer;
+
+  class initiate_async_wait {
+   public:
+    using executor_type = Executor;
+    explicit initiate_async_wait(basic_waitable_timer* self) noexcept : self_(self) {}
+    executor_type get_executor() const noexcept { return self_->get_executor(); }
+    template <typename WaitHandler>
+    void operator()(WaitHandler&& handler) const {
+      self_->impl_.expiry_world_ns =
+          detail::timer_expiry_to_world(self_->impl_, clock_traits::to_local(self_->expiry_));
+      self_->service_->start_wait(self_->impl_, std::forward<WaitHandler>(handler), self_->ex_);
+    }
+
+   private:
+    basic_waitable_timer* self_;
+  };
+
+  void init() {
+    io_context& ctx = detail::sim_context_of_executor(ex_, clock_traits::timer_name);
+    service_ = &boost::asio::use_service<detail::timer_service>(ctx);
+    service_->construct(impl_, ctx, clock_traits::timer_name);
+    expiry_ = host_now();
+  }
+  template <typename Other>
+  void move_from(Other& other) {
+    service_ = other.service_;
+    service_->move_construct(impl_, other.impl_);
+    expiry_ = other.expiry_;
+  }
+  static time_point saturating_add(time_point t, duration d) noexcept {
+    const auto since = t.time_since_epoch();
+    if (d > duration::zero() && since > duration::max() - d) return time_point::max();
+    if (d < duration::zero() && since < duration::min() - d) return time_point::min();
+    return t + d;
+  }
+  time_point host_now() const { return clock_traits::from_local(detail::timer_host_now(impl_)); }
+
+  executor_type ex_;
+  detail::timer_service* service_ = nullptr;
+  detail::timer_impl_base impl_;
+  time_point expiry_{};
+};
+
+/// A timer on simasio::steady_clock.
+using steady_timer = basic_waitable_timer<steady_clock>;
+/// A timer on simasio::system_clock.
+using system_timer = basic_waitable_timer<system_clock>;
+/// A timer on simasio::high_resolution_clock (steady_clock).
+using high_resolution_timer = basic_waitable_timer<high_resolution_clock>;
+
+}  // namespace simasio
+
+#endif  // SIMASIO_BASIC_WAITABLE_TIMER_HPP

@@ -1,0 +1,75 @@
+// simasio/check/check.hpp — sweeping seeds, reporting the first failure, replaying it
+#ifndef SIMASIO_CHECK_CHECK_HPP
+#define SIMASIO_CHECK_CHECK_HPP
+
+#include <simasio/world_options.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+namespace simasio {
+
+class world;
+
+/// How check() sweeps seeds.
+struct check_options {
+  std::uint64_t first_seed = 0;            ///< first seed of the sweep
+  std::uint64_t seeds = 100;               ///< how many seeds (SIMASIO_SEEDS overrides)
+  unsigned jobs = 1;                       ///< worker threads, one world each (runs serially for now)
+  bool shrink = true;                      ///< minimise a failing tape (not yet implemented)
+  std::string artifacts_dir = ".simasio";  ///< where failure artifacts go (not yet written)
+  std::string name;                        ///< shown in the FAILED line; default "scenario"
+  world_options world{};                   ///< template for every run's world; its seed is replaced
+  bool fail_on_stall = false;              ///< a run that ends stalled (a deadlock) fails
+  bool print = true;                       ///< print the failure lines on stderr
+};
+
+/// The first failing seed of a sweep.
+struct failure {
+  std::uint64_t seed = 0;
+  std::string what;    ///< the exception's what() (or the invariant's message)
+  std::string replay;  ///< the one pasteable line that reruns exactly this seed
+  std::string tape_path, trace_path;
+  duration time{0};        ///< virtual time of the failure
+  std::uint64_t step = 0;  ///< handlers run before the failure
+  std::string type;        ///< the exception's type, demangled
+};
+
+struct check_result {
+  std::uint64_t runs = 0;
+  std::optional<simasio::failure> failure;
+  bool ok() const noexcept { return !failure.has_value(); }
+};
+
+/// Thrown by replay() when the replayed run fails; what() holds the
+/// original text, and the original exception is nested
+/// (std::rethrow_if_nested).
+class scenario_failure : public std::runtime_error {
+ public:
+  scenario_failure(const std::string& what, std::uint64_t seed) : std::runtime_error(what), seed_(seed) {}
+  std::uint64_t seed() const noexcept { return seed_; }
+
+ private:
+  std::uint64_t seed_;
+};
+
+/// Runs @p scenario on fresh worlds with seeds first_seed, first_seed+1, ...
+/// and stops at the first failure: an exception from the scenario or any
+/// handler, a violated world::always invariant, a runaway run (max_steps),
+/// or (with fail_on_stall) a stall. Prints
+/// `simasio: FAILED <name> seed=N t=... step=...: <what>` and the replay
+/// line on stderr.
+///
+/// SIMASIO_SEED=N runs exactly seed N; SIMASIO_SEEDS=N sets how many.
+/// @throws config_error for a malformed SIMASIO_SEED or SIMASIO_SEEDS.
+check_result check(std::function<void(world&)> scenario, check_options options = {});
+
+/// Runs exactly @p seed. @throws scenario_failure if the run fails.
+void replay(std::function<void(world&)> scenario, std::uint64_t seed, world_options options = {});
+
+}  // namespace simasio
+
+#endif  // SIMASIO_CHECK_CHECK_HPP

@@ -1,0 +1,88 @@
+// simasio/clock.hpp — virtual chrono clocks: each host reads its own view of world time
+#ifndef SIMASIO_CLOCK_HPP
+#define SIMASIO_CLOCK_HPP
+
+#include <chrono>
+#include <cstdint>
+#include <ctime>
+#include <type_traits>
+
+namespace simasio {
+
+namespace detail {
+struct host_state;
+class world_core;
+// World time as seen by host h (or unskewed world time when h is null).
+std::int64_t host_local_ns(const world_core& core, const host_state* h) noexcept;
+// Local time on the host of the running handler of the current world.
+// @throws escape_error when no world is alive on this thread.
+std::int64_t current_local_ns();
+}  // namespace detail
+
+/// A steady chrono clock that reads virtual time: the current host's view
+/// (offset and drift from host::set_clock) inside a handler, the world's
+/// own time in the test body.
+///
+/// @throws escape_error from now() when no simasio::world is alive on the
+/// calling thread.
+struct steady_clock {
+  using duration = std::chrono::nanoseconds;
+  using rep = duration::rep;
+  using period = duration::period;
+  using time_point = std::chrono::time_point<steady_clock, duration>;
+  static constexpr bool is_steady = true;
+  static time_point now() { return time_point(duration(detail::current_local_ns())); }
+};
+
+/// A wall clock that reads virtual time. World time 0 is
+/// 2020-01-01T00:00:00Z; host offsets and drift apply as for steady_clock.
+struct system_clock {
+  using duration = std::chrono::nanoseconds;
+  using rep = duration::rep;
+  using period = duration::period;
+  using time_point = std::chrono::time_point<system_clock, duration>;
+  static constexpr bool is_steady = false;
+  /// Unix time of world time 0.
+  static constexpr std::chrono::seconds epoch{1'577'836'800};
+  static time_point now() { return time_point(epoch + duration(detail::current_local_ns())); }
+  static std::time_t to_time_t(const time_point& t) noexcept {
+    return static_cast<std::time_t>(std::chrono::duration_cast<std::chrono::seconds>(t.time_since_epoch()).count());
+  }
+  static time_point from_time_t(std::time_t t) noexcept {
+    return time_point(std::chrono::duration_cast<duration>(std::chrono::seconds(t)));
+  }
+};
+
+/// Alias of steady_clock, as libstdc++'s high_resolution_clock is of a real clock.
+using high_resolution_clock = steady_clock;
+
+namespace detail {
+
+// Maps a simasio clock's time points to host-local nanoseconds and back.
+template <class Clock>
+struct sim_clock_traits : std::false_type {};
+
+template <>
+struct sim_clock_traits<steady_clock> : std::true_type {
+  static std::int64_t to_local(steady_clock::time_point t) noexcept { return t.time_since_epoch().count(); }
+  static steady_clock::time_point from_local(std::int64_t ns) noexcept {
+    return steady_clock::time_point(steady_clock::duration(ns));
+  }
+  static constexpr const char* timer_name = "steady_timer";
+};
+
+template <>
+struct sim_clock_traits<system_clock> : std::true_type {
+  static std::int64_t to_local(system_clock::time_point t) noexcept {
+    return (t.time_since_epoch() - system_clock::epoch).count();
+  }
+  static system_clock::time_point from_local(std::int64_t ns) noexcept {
+    return system_clock::time_point(system_clock::epoch + system_clock::duration(ns));
+  }
+  static constexpr const char* timer_name = "system_timer";
+};
+
+}  // namespace detail
+}  // namespace simasio
+
+#endif  // SIMASIO_CLOCK_HPP

@@ -1,0 +1,88 @@
+// simasio/detail/handler_work.hpp — delivering a completion to the handler's executor
+#ifndef SIMASIO_DETAIL_HANDLER_WORK_HPP
+#define SIMASIO_DETAIL_HANDLER_WORK_HPP
+
+#include <simasio/io_context.hpp>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/associated_allocator.hpp>
+#include <boost/asio/associated_executor.hpp>
+#include <boost/asio/execution.hpp>
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/executor_work_guard.hpp>
+
+#include <optional>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+namespace simasio::detail {
+
+template <class T>
+struct is_sim_executor : std::false_type {};
+template <class A, std::uintptr_t B>
+struct is_sim_executor<io_context::basic_executor_type<A, B>> : std::true_type {};
+
+// True when ex is a plain simasio executor of ctx: the completion, already
+// running as a step of ctx, can call the handler directly.
+template <class Executor>
+bool is_plain_executor_of(const Executor& ex, const context_state& ctx) noexcept {
+  if constexpr (is_sim_executor<Executor>::value) {
+    return &ex.context().sim_state() == &ctx;
+  } else if constexpr (std::is_same_v<Executor, boost::asio::any_io_executor>) {
+    using tracked_type = io_context::basic_executor_type<std::allocator<void>, executor_bits::outstanding_work_tracked>;
+    if (const auto* p = ex.template target<io_context::executor_type>()) return &p->context().sim_state() == &ctx;
+    if (const auto* p = ex.template target<tracked_type>()) return &p->context().sim_state() == &ctx;
+    return false;
+  } else {
+    return false;
+  }
+}
+
+// A handler with its completion arguments bound.
+template <class Handler, class... Args>
+class bound_completion {
+ public:
+  template <class H, class... A>
+  explicit bound_completion(H&& h, A&&... args) : handler_(std::forward<H>(h)), args_(std::forward<A>(args)...) {}
+  void operator()() { std::apply(std::move(handler_), std::move(args_)); }
+
+ private:
+  Handler handler_;
+  std::tuple<Args...> args_;
+};
+
+// Keeps the handler's associated executor busy (outstanding work) while an
+// operation is pending, and hands the completion to it: directly when the
+// operation's step already runs there, else through Asio's
+// dispatch, which queues when it must.
+template <class Handler, class IoExecutor>
+class handler_work {
+  using assoc_executor = boost::asio::associated_executor_t<Handler, IoExecutor>;
+
+ public:
+  handler_work(const Handler& h, const IoExecutor& io_ex, const context_state& io_ctx) {
+    assoc_executor ex = boost::asio::get_associated_executor(h, io_ex);
+    if (!is_plain_executor_of(ex, io_ctx)) work_.emplace(std::move(ex));
+  }
+
+  template <class... Args>
+  void complete(Handler& h, Args&&... args) {
+    if (!work_) {
+      std::move(h)(std::forward<Args>(args)...);
+      return;
+    }
+    // dispatch serves standard and Networking TS executors alike; the work
+    // guard is released only once the completion has been handed over.
+    boost::asio::dispatch(work_->get_executor(),
+                          bound_completion<Handler, std::decay_t<Args>...>(std::move(h), std::forward<Args>(args)...));
+    work_.reset();
+  }
+
+ private:
+  std::optional<boost::asio::executor_work_guard<assoc_executor>> work_;
+};
+
+}  // namespace simasio::detail
+
+#endif  // SIMASIO_DETAIL_HANDLER_WORK_HPP

@@ -1,0 +1,42 @@
+// simasio/detail/host_state.hpp — what the scheduler needs to know of a host
+#ifndef SIMASIO_DETAIL_HOST_STATE_HPP
+#define SIMASIO_DETAIL_HOST_STATE_HPP
+
+#include <cstdint>
+#include <string>
+
+namespace simasio::detail {
+
+struct host_state {
+  std::uint32_t id = 0;  // creation order in its world
+  bool up = true;
+  std::int64_t offset_ns = 0;  // host clock = world time + offset + drift
+  std::int64_t drift_ppb = 0;  // parts per billion; > -1e9
+  std::string name;
+
+  // The host's steady-clock reading at world time w (integer arithmetic
+  // only; the drift term rounds toward minus infinity).
+  std::int64_t local_from_world(std::int64_t w) const noexcept {
+    if (drift_ppb == 0) return w + offset_ns;
+    const __int128 p = static_cast<__int128>(w) * drift_ppb;
+    __int128 q = p / 1'000'000'000;
+    if (p % 1'000'000'000 < 0) --q;
+    return w + offset_ns + static_cast<std::int64_t>(q);
+  }
+
+  // The earliest world time at which the host's clock reads at least l.
+  std::int64_t world_from_local(std::int64_t l) const noexcept {
+    const std::int64_t x = l - offset_ns;
+    if (drift_ppb == 0) return x;
+    const __int128 den = 1'000'000'000 + static_cast<__int128>(drift_ppb);
+    __int128 w = static_cast<__int128>(x) * 1'000'000'000 / den;
+    auto wi = static_cast<std::int64_t>(w);
+    while (local_from_world(wi) < l) ++wi;
+    while (local_from_world(wi - 1) >= l) --wi;
+    return wi;
+  }
+};
+
+}  // namespace simasio::detail
+
+#endif  // SIMASIO_DETAIL_HOST_STATE_HPP

@@ -1,0 +1,204 @@
+// simasio/detail/world_core.hpp — the scheduler, clock, draws and trace of one world
+#ifndef SIMASIO_DETAIL_WORLD_CORE_HPP
+#define SIMASIO_DETAIL_WORLD_CORE_HPP
+
+#include <simasio/detail/host_state.hpp>
+#include <simasio/detail/operation.hpp>
+#include <simasio/detail/recycler.hpp>
+#include <simasio/random/rng.hpp>
+#include <simasio/sched/timed_event.hpp>
+#include <simasio/trace/trace.hpp>
+#include <simasio/world_options.hpp>
+
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace boost::asio {
+class execution_context;
+}
+
+namespace simasio::detail {
+
+class world_core;
+
+// An owner of pending (not yet ready) operations on a context: a timer
+// service, a socket service. Crashes and shutdown abandon them; stall
+// reports list them.
+class pending_source {
+ public:
+  virtual void abandon() noexcept = 0;
+  virtual void describe(std::vector<std::string>& out) const = 0;
+
+ protected:
+  ~pending_source() = default;
+};
+
+// The scheduling state of one io_context. Every queued or pending
+// operation counts one unit of work; tracked executors count one each.
+struct context_state {
+  world_core* core = nullptr;
+  host_state* host = nullptr;
+  boost::asio::execution_context* exec = nullptr;
+  std::uint32_t id = 0;
+  int concurrency = 1;
+  op_queue ready;
+  std::int64_t work = 0;
+  bool stopped = false;
+  bool runnable = false;
+  std::uint64_t priority = 0;  // pct
+  std::vector<pending_source*> sources;
+};
+
+// What ends a run besides running out of things to do.
+struct run_limits {
+  duration deadline = duration::max();                   // virtual time limit
+  context_state* target = nullptr;                       // io_context::run*: stop when it has no work
+  std::size_t target_max = std::numeric_limits<std::size_t>::max();  // io_context::run_one
+  const std::function<bool()>* until = nullptr;          // world::run_until predicate
+};
+
+enum class run_end { quiescent, stalled, deadline, done, stopped, target_idle, target_count };
+
+struct run_result {
+  std::size_t handlers = 0;         // all handlers run
+  std::size_t target_handlers = 0;  // handlers of run_limits::target
+  run_end end = run_end::quiescent;
+};
+
+class world_core {
+ public:
+  explicit world_core(const world_options& opts);
+  ~world_core();
+  world_core(const world_core&) = delete;
+  world_core& operator=(const world_core&) = delete;
+
+  const world_options& options() const noexcept { return opts_; }
+  duration now() const noexcept { return now_; }
+  std::uint64_t steps() const noexcept { return steps_; }
+
+  // ---- contexts -------------------------------------------------------
+  void attach(context_state& ctx, host_state& host, boost::asio::execution_context& exec,
+              int concurrency);
+  void detach(context_state& ctx) noexcept;
+  const std::vector<context_state*>& contexts() const noexcept { return contexts_; }
+
+  // A new operation: counts one unit of work and queues it.
+  void post_new(context_state& ctx, operation* op) {
+    ++ctx.work;
+    enqueue(ctx, op);
+  }
+  // A pending operation that became ready: already counted as work.
+  void post_ready(context_state& ctx, operation* op) { enqueue(ctx, op); }
+  // A pending operation begins (a timer wait): one unit of work.
+  void work_started(context_state& ctx) noexcept { ++ctx.work; }
+  void work_finished(context_state& ctx) noexcept { --ctx.work; }
+  // Destroys an operation that can never run (its host is down).
+  void drop(context_state& ctx, operation* op) noexcept;
+
+  void stop_context(context_state& ctx) noexcept;
+  void restart_context(context_state& ctx);
+
+  // A process crash: ready and pending operations of the host's contexts
+  // are destroyed without running.
+  void drop_host_work(host_state& host) noexcept;
+
+  // ---- timed events -----------------------------------------------------
+  void schedule(timed_event& ev, duration when);
+  void cancel(timed_event& ev) noexcept;
+
+  // ---- running ------------------------------------------------------------
+  run_result run(const run_limits& limits);
+  std::size_t poll(context_state& ctx, std::size_t max);
+  void stop() noexcept { stop_requested_ = true; }
+  bool stalled() const noexcept { return stalled_; }
+  bool running() const noexcept { return running_; }
+  bool in_handler() const noexcept { return current_ != nullptr; }
+  context_state* current() const noexcept { return current_; }
+  bool running_in(const context_state& ctx) const noexcept { return current_ == &ctx; }
+  // An exception escaped an inline (dispatch) call: rethrown after the step.
+  void capture_exception() noexcept {
+    if (!pending_exception_) pending_exception_ = std::current_exception();
+  }
+  // Runs f as if on ctx (boot functions: clocks read that host's time).
+  void run_as(context_state& ctx, const std::function<void()>& f);
+
+  void always(std::string name, std::function<bool()> invariant);
+
+  // ---- draws, trace, memory ------------------------------------------------
+  rng& random(choice_purpose p) noexcept { return streams_[static_cast<std::size_t>(p)]; }
+  choice_tape& tape() noexcept { return tape_; }
+  const choice_tape& tape() const noexcept { return tape_; }
+  simasio::trace& events() noexcept { return trace_; }
+  const simasio::trace& events() const noexcept { return trace_; }
+  void record(event_kind k, std::uint32_t host, std::uint64_t a = 0, std::uint64_t b = 0) {
+    trace_.record(steps_, now_.count(), host, k, a, b);
+  }
+  recycler& memory() noexcept { return memory_; }
+
+  // Human-readable list of what is still waiting (stall and liveness reports).
+  std::string diagnostics() const;
+  // Name shown for a host id in messages.
+  std::function<std::string(std::uint32_t)> host_namer;
+
+ private:
+  void enqueue(context_state& ctx, operation* op) {
+    if (!ctx.host->up) {
+      drop(ctx, op);
+      return;
+    }
+    op->seq_ = ++op_seq_;
+    const bool was_empty = ctx.ready.empty();
+    ctx.ready.push(op);
+    if (was_empty && !ctx.stopped) {
+      // Its head is the newest operation: the end keeps runnable_ ordered.
+      ctx.runnable = true;
+      runnable_.push_back(&ctx);
+    }
+  }
+  void make_runnable(context_state& ctx);
+  void make_unrunnable(context_state& ctx) noexcept;
+  std::size_t pick_context();
+  operation* take_operation(context_state& ctx, std::size_t index);
+  void run_step(std::size_t index);
+  bool advance(duration deadline);
+  bool any_live_work() const noexcept;
+  void check_escapes();
+  void check_invariants();
+  [[noreturn]] void throw_runaway();
+  std::string host_name(std::uint32_t id) const;
+
+  world_options opts_;
+  duration now_{0};
+  std::uint64_t steps_ = 0;
+  std::uint64_t op_seq_ = 0;
+  std::uint64_t event_seq_ = 0;
+  std::uint64_t advances_ = 0;
+  std::vector<context_state*> contexts_;  // by id; null once detached
+  std::vector<context_state*> runnable_;  // ordered by the sequence number of each head op
+  event_heap heap_;
+  std::vector<timed_event*> batch_;  // events released together at one instant
+  context_state* current_ = nullptr;
+  std::exception_ptr pending_exception_;
+  bool running_ = false;
+  bool stop_requested_ = false;
+  bool stalled_ = false;
+  choice_tape tape_;
+  rng streams_[choice_purpose_count];
+  std::vector<std::uint64_t> pct_change_points_;  // ascending step numbers
+  std::size_t pct_next_change_ = 0;
+  struct invariant {
+    std::string name;
+    std::function<bool()> check;
+  };
+  std::vector<invariant> invariants_;
+  simasio::trace trace_;
+  recycler memory_;
+};
+
+}  // namespace simasio::detail
+
+#endif  // SIMASIO_DETAIL_WORLD_CORE_HPP

@@ -1,0 +1,75 @@
+// simasio/host.hpp — a simulated machine: name, address, clock, lifecycle, contexts
+#ifndef SIMASIO_HOST_HPP
+#define SIMASIO_HOST_HPP
+
+#include <simasio/detail/host_state.hpp>
+#include <simasio/world_options.hpp>
+
+#include <boost/asio/ip/address.hpp>
+
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace simasio {
+
+class io_context;
+class world;
+
+/// A named machine of a world: an address, a view of the clock, a
+/// lifecycle (up or crashed) and io_contexts.
+class host {
+ public:
+  host(const host&) = delete;
+  host& operator=(const host&) = delete;
+  ~host();
+
+  const std::string& name() const noexcept { return state_.name; }
+  boost::asio::ip::address address() const noexcept { return address_; }
+  /// Creation order in the world (0, 1, ...).
+  std::uint32_t id() const noexcept { return state_.id; }
+  world& get_world() noexcept { return *world_; }
+
+  /// The host's default context (one thread), created on first use.
+  io_context& context();
+
+  /// Sets the boot function: it runs now if the host is up, and again after
+  /// every restart(). It runs as if on the host's default context, so clocks
+  /// read this host's time.
+  void on_boot(std::function<void(host&)> boot);
+
+  /// Takes the host down. process: every queued and pending handler of its
+  /// contexts is destroyed without running (the process is gone); power:
+  /// the same, and the network also goes silent for it.
+  void crash(crash_kind kind = crash_kind::process);
+  /// Brings the host back up and runs the boot function again. Restarting
+  /// a host that is up crashes its process first (a reboot).
+  void restart();
+  bool up() const noexcept { return state_.up; }
+  /// How the host was last taken down (meaningful while !up()).
+  crash_kind last_crash() const noexcept { return last_crash_; }
+
+  /// Skews this host's view of time: its clocks read world time + offset,
+  /// running fast (drift_ppm > 0) or slow by drift_ppm parts per million.
+  /// @throws config_error if drift_ppm <= -1'000'000.
+  void set_clock(duration offset, double drift_ppm = 0.0);
+
+  /// Internal: the state the scheduler reads.
+  detail::host_state& sim_state() noexcept { return state_; }
+
+ private:
+  friend class world;
+  host(world& w, std::uint32_t id, std::string name, boost::asio::ip::address addr);
+  void boot();
+
+  world* world_;
+  detail::host_state state_;
+  boost::asio::ip::address address_;
+  std::unique_ptr<io_context> context_;
+  std::function<void(host&)> boot_;
+  crash_kind last_crash_ = crash_kind::process;
+};
+
+}  // namespace simasio
+
+#endif  // SIMASIO_HOST_HPP

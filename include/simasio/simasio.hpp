@@ -1,0 +1,33 @@
+// simasio/simasio.hpp — everything of simasio
+//
+// A map of the code (data flows one way: scenario -> world -> handlers):
+//
+//   world.hpp, world_options.hpp  the universe: hosts, virtual time, run/run_for/run_until,
+//                                 invariants (always), seeded draws, trace hash
+//   host.hpp                      a machine: address, clock skew, crash/restart, boot
+//   io_context.hpp                the drop-in io_context and its standard executor
+//   clock.hpp                     simasio::steady_clock / system_clock (virtual time)
+//   basic_waitable_timer.hpp      steady_timer, system_timer, high_resolution_timer
+//   asio.hpp                      namespace simasio::asio: Asio's names with simasio's objects
+//   check/check.hpp               check (seed sweeps) and replay
+//   random/rng.hpp, tape.hpp      our PRNG, range reduction, the choice tape
+//   trace/trace.hpp               trace events and the rolling hash
+//   error.hpp                     simasio::error codes and exceptions
+//   detail/world_core.hpp         the scheduler loop, event heap, work accounting
+//   detail/                       internals (operations, services, handler work, escapes)
+#ifndef SIMASIO_SIMASIO_HPP
+#define SIMASIO_SIMASIO_HPP
+
+#include <simasio/basic_waitable_timer.hpp>
+#include <simasio/check/check.hpp>
+#include <simasio/clock.hpp>
+#include <simasio/error.hpp>
+#include <simasio/host.hpp>
+#include <simasio/io_context.hpp>
+#include <simasio/random/rng.hpp>
+#include <simasio/random/tape.hpp>
+#include <simasio/trace/trace.hpp>
+#include <simasio/world.hpp>
+#include <simasio/world_options.hpp>
+
+#endif  // SIMASIO_SIMASIO_HPP

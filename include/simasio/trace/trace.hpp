@@ -1,0 +1,100 @@
+// simasio/trace/trace.hpp — trace events, the rolling hash and the recent-event ring
+#ifndef SIMASIO_TRACE_TRACE_HPP
+#define SIMASIO_TRACE_TRACE_HPP
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace simasio {
+
+/// What happened at one point of a run.
+enum class event_kind : std::uint8_t {
+  handler = 0,       ///< a handler ran: a = context id, b = operation sequence number
+  time_advance = 1,  ///< virtual time jumped: a = new time in ns
+  timer_fire = 2,    ///< a timed event fired: a = event sequence number, b = context id
+  crash = 3,         ///< a host crashed: a = crash_kind
+  restart = 4,       ///< a host restarted
+  boot = 5,          ///< a host's boot function ran
+  clock_set = 6,     ///< a host's clock changed: a = offset ns, b = drift ppb
+  dropped = 7,       ///< work was dropped because its host is down: a = context id
+  user = 8,          ///< world::note(): a = user value
+};
+
+/// Lower-case name of a kind ("handler", "time_advance", ...).
+const char* to_string(event_kind) noexcept;
+
+/// Host number used for events that belong to no host.
+inline constexpr std::uint32_t no_host = 0xFFFFFFFFu;
+
+/// One trace event. Fields are plain integers so that the hash is the same
+/// on every compiler and optimisation level.
+struct trace_event {
+  std::uint64_t step = 0;
+  std::int64_t time_ns = 0;
+  std::uint32_t host = no_host;
+  event_kind kind = event_kind::handler;
+  std::uint64_t a = 0;
+  std::uint64_t b = 0;
+  friend bool operator==(const trace_event&, const trace_event&) = default;
+};
+
+/// The trace of one run: every event folds into a 64-bit hash; the last
+/// ring_size events are kept for failure reports; all events are kept only
+/// when full recording is on (replay of a failing seed).
+class trace {
+ public:
+  static constexpr std::size_t ring_size = 64;
+
+  /// Adds an event.
+  void record(std::uint64_t step, std::int64_t time_ns, std::uint32_t host, event_kind k,
+              std::uint64_t a, std::uint64_t b) {
+    std::uint64_t h = hash_;
+    h = fold(h, static_cast<std::uint64_t>(k) | (static_cast<std::uint64_t>(host) << 8));
+    h = fold(h, a);
+    hash_ = fold(h, b);
+    ++count_;
+    if (ring_enabled_) ring_[count_ & (ring_size - 1)] = trace_event{step, time_ns, host, k, a, b};
+    if (full_) events_.push_back(trace_event{step, time_ns, host, k, a, b});
+  }
+
+  /// The rolling hash of all events so far.
+  std::uint64_t hash() const noexcept { return hash_; }
+  /// Number of events so far.
+  std::uint64_t size() const noexcept { return count_; }
+
+  /// Keep every event from now on (off by default).
+  void record_all(bool on) { full_ = on; }
+  bool recording_all() const noexcept { return full_; }
+  /// Keep the ring of recent events (on by default).
+  void keep_recent(bool on) noexcept { ring_enabled_ = on; }
+
+  /// All events (empty unless record_all was on).
+  const std::vector<trace_event>& events() const noexcept { return events_; }
+  /// The most recent events, oldest first (at most ring_size).
+  std::vector<trace_event> recent() const;
+
+  /// The hash mixing step: our own, never std::hash.
+  static constexpr std::uint64_t fold(std::uint64_t h, std::uint64_t v) noexcept {
+    h ^= v + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
+    h *= 0xFF51AFD7ED558CCDULL;
+    return h ^ (h >> 32);
+  }
+
+ private:
+  std::uint64_t hash_ = 0xCBF29CE484222325ULL;
+  std::uint64_t count_ = 0;
+  bool ring_enabled_ = true;
+  bool full_ = false;
+  std::array<trace_event, ring_size> ring_{};
+  std::vector<trace_event> events_;
+};
+
+/// One line describing an event, e.g. "step 12 t=0.001500000s host 2 handler ctx=3 op=17".
+std::string describe(const trace_event&);
+
+}  // namespace simasio
+
+#endif  // SIMASIO_TRACE_TRACE_HPP

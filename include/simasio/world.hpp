@@ -1,0 +1,105 @@
+// simasio/world.hpp — one simulated universe: hosts, virtual time, the seeded scheduler
+#ifndef SIMASIO_WORLD_HPP
+#define SIMASIO_WORLD_HPP
+
+#include <simasio/detail/world_core.hpp>
+#include <simasio/host.hpp>
+#include <simasio/random/rng.hpp>
+#include <simasio/trace/trace.hpp>
+#include <simasio/world_options.hpp>
+
+#include <boost/asio/ip/address.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace simasio {
+
+/// Everything of one simulated universe. One seed decides every scheduling
+/// choice, latency and fault, so the same seed replays the same run.
+///
+/// While it lives, a world is the thread's "current" world (the most
+/// recently constructed live one): default-constructed io_contexts join it
+/// and simasio's clocks read its time. A thread uses one world at a time.
+///
+/// @par Determinism
+/// Same seed, same binary => same trace_hash(). Draws come from per-purpose
+/// sub-streams (scheduler, network, user, buggify) of the seed.
+class world {
+ public:
+  explicit world(std::uint64_t seed = 0);
+  explicit world(world_options options);
+  world(const world&) = delete;
+  world& operator=(const world&) = delete;
+  ~world();
+
+  std::uint64_t seed() const noexcept { return core_->options().seed; }
+  const world_options& options() const noexcept { return core_->options(); }
+
+  /// Adds a host at 10.0.0.N (N counts hosts with default addresses, from 1).
+  /// @throws usage_error if the name is taken.
+  host& add_host(std::string name);
+  /// Adds a host at @p address.
+  host& add_host(std::string name, boost::asio::ip::address address);
+  /// The host named @p name. @throws usage_error naming the known hosts.
+  host& get_host(std::string_view name);
+  /// The "localhost" host (127.0.0.1) that default io_contexts join; created on first use.
+  host& localhost();
+  /// All hosts in creation order.
+  std::vector<host*> hosts() const;
+
+  /// Virtual time since the world began.
+  duration now() const noexcept { return core_->now(); }
+  /// Handlers run so far.
+  std::uint64_t steps() const noexcept { return core_->steps(); }
+
+  /// Runs until nothing is ready and no timed event is pending (or stalled).
+  /// @returns the number of handlers run.
+  std::size_t run();
+  /// Runs for @p d of virtual time (the clock ends at now() + d).
+  std::size_t run_for(duration d);
+  /// Runs until @p done returns true (checked before and after every step).
+  /// @returns false if @p timeout of virtual time passed or the world went
+  /// quiescent or stalled first; pending_report() then says what was waiting.
+  bool run_until(std::function<bool()> done, duration timeout);
+  /// Makes the current (or next) run return after the running handler.
+  void stop() noexcept { core_->stop(); }
+  /// True if the last run ended with work outstanding and nothing that
+  /// could ever make progress (a real io_context would hang).
+  bool stalled() const noexcept { return core_->stalled(); }
+  /// What is still waiting: contexts with outstanding work, pending
+  /// operations and their hosts, timed events.
+  std::string pending_report() const;
+
+  /// Checks @p invariant after every step; a violation throws
+  /// simasio::invariant_error naming it.
+  void always(std::string name, std::function<bool()> invariant);
+
+  /// Seeded draws for scenarios (their own sub-stream).
+  rng& random() noexcept { return core_->random(choice_purpose::user); }
+  /// The rolling hash of every trace event so far.
+  std::uint64_t trace_hash() const noexcept { return core_->events().hash(); }
+  /// The trace (hash, recent events; all events if record_trace).
+  const simasio::trace& events() const noexcept { return core_->events(); }
+  /// The choice tape (counts; every draw if record_tape).
+  choice_tape& tape() noexcept { return core_->tape(); }
+
+  /// Internal: the scheduler core.
+  detail::world_core& sim_core() noexcept { return *core_; }
+
+ private:
+  host& make_host(std::string name, boost::asio::ip::address address);
+
+  std::unique_ptr<detail::world_core> core_;
+  std::vector<std::unique_ptr<host>> hosts_;
+  host* localhost_ = nullptr;
+  std::uint32_t default_addresses_ = 0;
+};
+
+}  // namespace simasio
+
+#endif  // SIMASIO_WORLD_HPP

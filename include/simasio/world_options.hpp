@@ -1,0 +1,48 @@
+// simasio/world_options.hpp — the knobs of one simulated universe
+#ifndef SIMASIO_WORLD_OPTIONS_HPP
+#define SIMASIO_WORLD_OPTIONS_HPP
+
+#include <chrono>
+#include <cstdint>
+
+namespace simasio {
+
+/// Virtual time: an integer count of nanoseconds, never floating point.
+using duration = std::chrono::nanoseconds;
+
+/// How one direction of a link behaves (defaults for every pair of hosts).
+struct link_config {
+  duration min_latency{std::chrono::milliseconds(1)};   ///< fastest delivery
+  duration max_latency{std::chrono::milliseconds(10)};  ///< slowest delivery (uniform between)
+  double loss = 0.0;       ///< probability a datagram is lost (TCP: retransmission delay)
+  double duplicate = 0.0;  ///< probability a datagram is delivered twice (UDP only)
+};
+
+/// How the scheduler picks the next handler among runnable contexts.
+enum class strategy {
+  fifo,         ///< no exploration: the oldest ready handler runs (the polite schedule)
+  random_walk,  ///< uniform choice among runnable contexts at every step (default)
+  pct,          ///< probabilistic concurrency testing with depth world_options::pct_depth
+};
+
+/// How a host goes down.
+enum class crash_kind {
+  process,  ///< the process dies; its OS closes its sockets (FIN/RST)
+  power,    ///< the machine goes silent; peers notice only through timeouts
+};
+
+/// Everything a world is built from. One seed decides every choice.
+struct world_options {
+  std::uint64_t seed = 0;                               ///< the run's one seed
+  simasio::strategy strategy = strategy::random_walk;   ///< scheduling strategy
+  int pct_depth = 3;                                    ///< pct: number of priority change points + 1
+  std::uint64_t pct_horizon = 10'000;                   ///< pct: steps over which change points are spread
+  link_config link{};                                   ///< default for every link
+  std::uint64_t max_steps = 50'000'000;                 ///< runaway guard -> simasio::runaway_error
+  bool record_trace = false;                            ///< keep every trace event (not just hash and ring)
+  bool record_tape = false;                             ///< keep every draw on the choice tape
+};
+
+}  // namespace simasio
+
+#endif  // SIMASIO_WORLD_OPTIONS_HPP

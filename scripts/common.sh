@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# common.sh — shared by demo.sh and test.sh: install what is missing, configure, build.
+set -euo pipefail
+
+SIMASIO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+SIMASIO_PACKAGES=(cmake ninja-build g++ libboost1.81-dev libboost-test1.81-dev libspdlog-dev ccache)
+
+# Installs the Debian packages simasio needs, only those missing.
+simasio_install_deps() {
+  local missing=()
+  for pkg in "${SIMASIO_PACKAGES[@]}"; do
+    dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "simasio: installing ${missing[*]}"
+  local sudo=""
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null 2>&1 || { echo "simasio: run as root (or install sudo) to install: ${missing[*]}" >&2; exit 1; }
+    sudo="sudo"
+  fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# simasio_build DIR [cmake args...] — configures (once) and builds DIR with two jobs.
+simasio_build() {
+  local dir="$1"; shift
+  cmake -S "$SIMASIO_ROOT" -B "$dir" -G Ninja "$@" >/dev/null
+  cmake --build "$dir" -j2
+}

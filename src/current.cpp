@@ -1,0 +1,70 @@
+// current.cpp — the thread's current world and its default world
+#include <simasio/detail/current.hpp>
+
+#include <simasio/detail/env.hpp>
+#include <simasio/error.hpp>
+#include <simasio/world.hpp>
+
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+namespace simasio::detail {
+namespace {
+
+struct thread_worlds {
+  std::vector<world*> live;  // construction order; the last is current
+  world_core* running = nullptr;
+  std::unique_ptr<world> default_world;
+  int default_refs = 0;
+};
+
+thread_worlds& worlds() noexcept {
+  thread_local thread_worlds t;
+  return t;
+}
+
+}  // namespace
+
+world* current_world() noexcept {
+  thread_worlds& t = worlds();
+  if (t.running != nullptr) {
+    for (world* w : t.live)
+      if (&w->sim_core() == t.running) return w;
+  }
+  return t.live.empty() ? nullptr : t.live.back();
+}
+
+world_core* current_core() noexcept {
+  thread_worlds& t = worlds();
+  if (t.running != nullptr) return t.running;
+  return t.live.empty() ? nullptr : &t.live.back()->sim_core();
+}
+
+void register_live_world(world& w) { worlds().live.push_back(&w); }
+
+void unregister_live_world(world& w) noexcept {
+  auto& live = worlds().live;
+  live.erase(std::remove(live.begin(), live.end(), &w), live.end());
+}
+
+running_scope::running_scope(world_core& core) noexcept : saved_(worlds().running) { worlds().running = &core; }
+running_scope::~running_scope() { worlds().running = saved_; }
+
+world& acquire_default_world() {
+  thread_worlds& t = worlds();
+  if (!t.default_world) {
+    world_options opts;
+    opts.seed = env_u64("SIMASIO_SEED").value_or(0);
+    t.default_world = std::make_unique<world>(opts);
+  }
+  ++t.default_refs;
+  return *t.default_world;
+}
+
+void release_default_world() noexcept {
+  thread_worlds& t = worlds();
+  if (--t.default_refs == 0) t.default_world.reset();
+}
+
+}  // namespace simasio::detail

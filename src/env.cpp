@@ -1,0 +1,48 @@
+// env.cpp — strict parsing of SIMASIO_* settings: malformed is an error, never a default
+#include <simasio/detail/env.hpp>
+
+#include <simasio/error.hpp>
+
+#include <cstdlib>
+
+namespace simasio::detail {
+
+std::uint64_t parse_u64(std::string_view text, std::string_view what) {
+  auto fail = [&](const char* why) -> std::uint64_t {
+    throw config_error("simasio: " + std::string(what) + "='" + std::string(text) + "' " + why +
+                       ": expected a whole number from 0 to 18446744073709551615, in decimal (4823) or "
+                       "hexadecimal (0x12d7)");
+  };
+  if (text.empty()) return fail("is empty");
+  unsigned base = 10;
+  std::string_view digits = text;
+  if (digits.size() > 2 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X')) {
+    base = 16;
+    digits.remove_prefix(2);
+  }
+  std::uint64_t value = 0;
+  for (char c : digits) {
+    unsigned d;
+    if (c >= '0' && c <= '9') d = static_cast<unsigned>(c - '0');
+    else if (base == 16 && c >= 'a' && c <= 'f') d = static_cast<unsigned>(c - 'a' + 10);
+    else if (base == 16 && c >= 'A' && c <= 'F') d = static_cast<unsigned>(c - 'A' + 10);
+    else return fail("is not a number");
+    if (value > (UINT64_MAX - d) / base) return fail("is too large");
+    value = value * base + d;
+  }
+  return value;
+}
+
+std::optional<std::string> env_string(const char* name) {
+  const char* v = std::getenv(name);
+  if (v == nullptr) return std::nullopt;
+  return std::string(v);
+}
+
+std::optional<std::uint64_t> env_u64(const char* name) {
+  const char* v = std::getenv(name);
+  if (v == nullptr) return std::nullopt;
+  return parse_u64(v, name);
+}
+
+}  // namespace simasio::detail

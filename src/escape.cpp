@@ -1,0 +1,72 @@
+// escape.cpp — detecting real Asio I/O objects on simulated contexts (DESIGN.md §4)
+//
+// Real I/O objects register Asio's own services in the context they are
+// bound to. has_service over those services names the culprit; a
+// pre-installed non-threaded scheduler keeps Asio from starting the
+// background thread it would otherwise start for them.
+#include <simasio/detail/escape.hpp>
+
+#include <boost/asio/basic_waitable_timer.hpp>
+#include <boost/asio/deadline_timer.hpp>
+#include <boost/asio/detail/deadline_timer_service.hpp>
+#include <boost/asio/detail/reactive_descriptor_service.hpp>
+#include <boost/asio/detail/reactive_socket_service.hpp>
+#include <boost/asio/detail/reactor.hpp>
+#include <boost/asio/detail/resolver_service.hpp>
+#include <boost/asio/detail/scheduler.hpp>
+#include <boost/asio/detail/signal_set_service.hpp>
+#include <boost/asio/execution_context.hpp>
+#include <boost/asio/ip/icmp.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ip/udp.hpp>
+#include <boost/asio/local/datagram_protocol.hpp>
+#include <boost/asio/local/stream_protocol.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/system_timer.hpp>
+
+#include <chrono>
+
+namespace simasio::detail {
+
+void install_escape_guard(boost::asio::execution_context& ctx) {
+  namespace ad = boost::asio::detail;
+  // concurrency hint 1, own_thread = false: never a background thread.
+  boost::asio::add_service<ad::scheduler>(ctx, new ad::scheduler(ctx, 1, false));
+}
+
+namespace {
+template <class Clock>
+using real_timer_service =
+    boost::asio::detail::deadline_timer_service<boost::asio::detail::chrono_time_traits<Clock, boost::asio::wait_traits<Clock>>>;
+}  // namespace
+
+const char* find_escape(boost::asio::execution_context& ctx) noexcept {
+  namespace ad = boost::asio::detail;
+  namespace ip = boost::asio::ip;
+  using boost::asio::has_service;
+  // Every reactor-based object creates the reactor: one check in the common case.
+  const bool reactor = has_service<ad::reactor>(ctx);
+  const bool tcp_resolver = has_service<ad::resolver_service<ip::tcp>>(ctx);
+  const bool udp_resolver = has_service<ad::resolver_service<ip::udp>>(ctx);
+  if (tcp_resolver) return "boost::asio::ip::tcp::resolver";
+  if (udp_resolver) return "boost::asio::ip::udp::resolver";
+  if (!reactor) return nullptr;
+  if (has_service<real_timer_service<std::chrono::steady_clock>>(ctx)) return "boost::asio::steady_timer";
+  if (has_service<real_timer_service<std::chrono::system_clock>>(ctx)) return "boost::asio::system_timer";
+  if (has_service<real_timer_service<std::chrono::high_resolution_clock>>(ctx))
+    return "boost::asio::high_resolution_timer";
+  if (has_service<ad::deadline_timer_service<boost::asio::time_traits<boost::posix_time::ptime>>>(ctx))
+    return "boost::asio::deadline_timer";
+  if (has_service<ad::reactive_socket_service<ip::tcp>>(ctx)) return "boost::asio::ip::tcp socket or acceptor";
+  if (has_service<ad::reactive_socket_service<ip::udp>>(ctx)) return "boost::asio::ip::udp::socket";
+  if (has_service<ad::reactive_socket_service<ip::icmp>>(ctx)) return "boost::asio::ip::icmp::socket";
+  if (has_service<ad::reactive_socket_service<boost::asio::local::stream_protocol>>(ctx))
+    return "boost::asio::local::stream_protocol socket";
+  if (has_service<ad::reactive_socket_service<boost::asio::local::datagram_protocol>>(ctx))
+    return "boost::asio::local::datagram_protocol::socket";
+  if (has_service<ad::signal_set_service>(ctx)) return "boost::asio::signal_set";
+  if (has_service<ad::reactive_descriptor_service>(ctx)) return "boost::asio::posix::stream_descriptor";
+  return "real Asio I/O object";
+}
+
+}  // namespace simasio::detail

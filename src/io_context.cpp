@@ -1,0 +1,137 @@
+// io_context.cpp — joining a world, running it, stopping and orphaning
+#include <simasio/io_context.hpp>
+
+#include <simasio/detail/current.hpp>
+#include <simasio/detail/escape.hpp>
+#include <simasio/detail/sim_context.hpp>
+#include <simasio/host.hpp>
+#include <simasio/world.hpp>
+
+namespace simasio {
+
+io_context::io_context() : io_context(join_default{}, 1) {}
+
+io_context::io_context(int concurrency_hint) : io_context(join_default{}, concurrency_hint) {}
+
+io_context::io_context(join_default, int concurrency_hint) {
+  world* w = detail::current_world();
+  if (w == nullptr) {
+    w = &detail::acquire_default_world();
+    holds_default_world_ = true;
+  }
+  try {
+    init(w->localhost(), concurrency_hint);
+  } catch (...) {
+    if (holds_default_world_) detail::release_default_world();
+    throw;
+  }
+}
+
+io_context::io_context(host& h, int concurrency_hint) { init(h, concurrency_hint); }
+
+void io_context::init(host& h, int concurrency_hint) {
+  host_ = &h;
+  detail::install_escape_guard(*this);
+  auto* marker = new detail::sim_marker(*this);
+  marker->owner = this;
+  boost::asio::add_service(*this, marker);
+  // Asio's special hints (BOOST_ASIO_CONCURRENCY_HINT_UNSAFE, ...) are negative: one thread.
+  h.get_world().sim_core().attach(state_, h.sim_state(), *this, concurrency_hint > 1 ? concurrency_hint : 1);
+}
+
+io_context::~io_context() {
+  // Services first (they abandon pending operations and need the world),
+  // then the ready queue, then leave the world.
+  shutdown();
+  if (state_.core != nullptr) state_.core->detach(state_);
+  destroy();
+  if (holds_default_world_) detail::release_default_world();
+}
+
+void io_context::orphan() noexcept {
+  shutdown();
+  if (state_.core != nullptr) state_.core->detach(state_);
+}
+
+void io_context::throw_orphaned() {
+  throw usage_error(
+      "simasio: this io_context's world was destroyed while the io_context still existed; "
+      "destroy io_contexts (and their I/O objects) before their world");
+}
+
+world& io_context::get_world() noexcept { return host_->get_world(); }
+
+io_context::count_type io_context::drive(const detail::run_limits& limits) {
+  detail::world_core& core = sim_core();
+  const detail::run_result r = core.run(limits);
+  // Asio: a run that ends for lack of work leaves the context stopped.
+  if (r.end == detail::run_end::target_idle) core.stop_context(state_);
+  return r.target_handlers;
+}
+
+io_context::count_type io_context::run() {
+  detail::run_limits limits;
+  limits.target = &state_;
+  return drive(limits);
+}
+
+io_context::count_type io_context::run_one() {
+  detail::run_limits limits;
+  limits.target = &state_;
+  limits.target_max = 1;
+  return drive(limits);
+}
+
+io_context::count_type io_context::run_for_ns(duration rel, count_type max) {
+  detail::world_core& core = sim_core();
+  detail::run_limits limits;
+  limits.target = &state_;
+  limits.target_max = max;
+  limits.deadline = rel <= duration::zero() ? core.now() : core.now() + rel;
+  return drive(limits);
+}
+
+io_context::count_type io_context::poll() {
+  detail::world_core& core = sim_core();
+  if (state_.work <= 0) {
+    core.stop_context(state_);
+    return 0;
+  }
+  if (state_.stopped) return 0;
+  return core.poll(state_, max_count());
+}
+
+io_context::count_type io_context::poll_one() {
+  detail::world_core& core = sim_core();
+  if (state_.work <= 0) {
+    core.stop_context(state_);
+    return 0;
+  }
+  if (state_.stopped) return 0;
+  return core.poll(state_, 1);
+}
+
+void io_context::stop() {
+  if (state_.core != nullptr) state_.core->stop_context(state_);
+  else state_.stopped = true;
+}
+
+void io_context::restart() {
+  if (state_.core != nullptr) state_.core->restart_context(state_);
+  else state_.stopped = false;
+}
+
+namespace detail {
+io_context& sim_context_of(boost::asio::execution_context& ctx, const char* object) {
+  if (boost::asio::has_service<sim_marker>(ctx)) {
+    if (io_context* owner = boost::asio::use_service<sim_marker>(ctx).owner) return *owner;
+  }
+  throw escape_error(std::string("simasio: a simasio::") + object +
+                     " was bound to an execution context that is not a simasio::io_context (a real "
+                     "boost::asio::io_context, thread_pool or system_context?). Simulated I/O objects "
+                     "only run inside a simasio::world: create them from a simasio::io_context or its "
+                     "executor.");
+}
+}  // namespace detail
+
+}  // namespace simasio

@@ -1,0 +1,201 @@
+// timer_service.cpp — pending waits, expiry, cancellation; virtual clocks
+#include <simasio/detail/timer_service.hpp>
+
+#include <simasio/basic_waitable_timer.hpp>
+#include <simasio/clock.hpp>
+#include <simasio/detail/current.hpp>
+#include <simasio/detail/format.hpp>
+#include <simasio/detail/sim_context.hpp>
+
+#include <memory>
+#include <optional>
+
+namespace simasio::detail {
+
+// ---- clocks ---------------------------------------------------------------------
+
+std::int64_t host_local_ns(const world_core& core, const host_state* h) noexcept {
+  const std::int64_t w = core.now().count();
+  return h != nullptr ? h->local_from_world(w) : w;
+}
+
+std::int64_t current_local_ns() {
+  world_core* core = current_core();
+  if (core == nullptr)
+    throw escape_error(
+        "simasio: a simasio clock was read with no simasio::world alive on this thread. Create a "
+        "simasio::world (or a simasio::io_context, which creates a default world) before reading "
+        "simasio::steady_clock or simasio::system_clock.");
+  const context_state* ctx = core->current();
+  return host_local_ns(*core, ctx != nullptr ? ctx->host : nullptr);
+}
+
+// ---- timer service --------------------------------------------------------------
+
+void wait_op_base::on_expiry(timed_event* ev) {
+  auto* op = static_cast<wait_op_base*>(ev->owner());
+  op->impl_->service->expire(*op);
+}
+
+timer_service::timer_service(boost::asio::execution_context& ctx)
+    : boost::asio::execution_context::service(ctx) {
+  io_context& io = sim_context_of(ctx, "timer");
+  ctx_state_ = &io.sim_state();
+  ctx_state_->sources.push_back(this);
+}
+
+timer_service::~timer_service() {
+  auto& sources = ctx_state_->sources;
+  for (auto it = sources.begin(); it != sources.end(); ++it) {
+    if (*it == this) {
+      sources.erase(it);
+      break;
+    }
+  }
+}
+
+void timer_service::construct(timer_impl_base& impl, io_context& ctx, const char* kind) noexcept {
+  impl.service = this;
+  impl.ctx = &ctx.sim_state();
+  impl.kind = kind;
+  impl.prev = nullptr;
+  impl.next = timers_;
+  if (timers_ != nullptr) timers_->prev = &impl;
+  timers_ = &impl;
+}
+
+void timer_service::destroy(timer_impl_base& impl) noexcept {
+  if (impl.prev != nullptr) impl.prev->next = impl.next;
+  else if (timers_ == &impl) timers_ = impl.next;
+  if (impl.next != nullptr) impl.next->prev = impl.prev;
+  impl.prev = impl.next = nullptr;
+}
+
+void timer_service::move_construct(timer_impl_base& to, timer_impl_base& from) noexcept {
+  construct(to, static_cast<io_context&>(context()), from.kind);
+  to.ctx = from.ctx;
+  to.expiry_world_ns = from.expiry_world_ns;
+  to.head = from.head;
+  to.tail = from.tail;
+  from.head = from.tail = nullptr;
+  for (wait_op_base* op = to.head; op != nullptr; op = op->next_) op->impl_ = &to;
+}
+
+void timer_service::link(timer_impl_base& impl, wait_op_base& op) noexcept {
+  op.impl_ = &impl;
+  op.prev_ = impl.tail;
+  op.next_ = nullptr;
+  if (impl.tail != nullptr) impl.tail->next_ = &op;
+  else impl.head = &op;
+  impl.tail = &op;
+}
+
+void timer_service::unlink(wait_op_base& op) noexcept {
+  timer_impl_base& impl = *op.impl_;
+  if (op.prev_ != nullptr) op.prev_->next_ = op.next_;
+  else impl.head = op.next_;
+  if (op.next_ != nullptr) op.next_->prev_ = op.prev_;
+  else impl.tail = op.prev_;
+  op.prev_ = op.next_ = nullptr;
+  op.impl_ = nullptr;
+}
+
+void timer_service::expire(wait_op_base& op) noexcept {
+  context_state& ctx = *op.impl_->ctx;
+  unlink(op);
+  op.ec_ = {};
+  ctx.core->post_ready(ctx, &op);
+}
+
+void timer_service::cancel_op(wait_op_base& op) noexcept {
+  if (op.impl_ == nullptr) return;  // no longer pending
+  context_state& ctx = *op.impl_->ctx;
+  unlink(op);
+  ctx.core->cancel(op.event_);
+  op.ec_ = boost::asio::error::operation_aborted;
+  ctx.core->post_ready(ctx, &op);
+}
+
+std::size_t timer_service::cancel(timer_impl_base& impl) noexcept {
+  std::size_t n = 0;
+  while (impl.head != nullptr) {
+    cancel_op(*impl.head);
+    ++n;
+  }
+  return n;
+}
+
+std::size_t timer_service::cancel_one(timer_impl_base& impl) noexcept {
+  if (impl.head == nullptr) return 0;
+  cancel_op(*impl.head);
+  return 1;
+}
+
+void timer_service::abandon() noexcept {
+  // Unlink everything first: destroying a handler may destroy other timers.
+  std::vector<wait_op_base*> ops;
+  for (timer_impl_base* impl = timers_; impl != nullptr; impl = impl->next) {
+    while (impl->head != nullptr) {
+      wait_op_base* op = impl->head;
+      unlink(*op);
+      if (ctx_state_->core != nullptr) ctx_state_->core->cancel(op->event_);
+      ops.push_back(op);
+    }
+  }
+  for (wait_op_base* op : ops) {
+    op->destroy();
+    --ctx_state_->work;
+  }
+}
+
+void timer_service::describe(std::vector<std::string>& out) const {
+  for (const timer_impl_base* impl = timers_; impl != nullptr; impl = impl->next) {
+    for (const wait_op_base* op = impl->head; op != nullptr; op = op->next_) {
+      out.push_back(std::string(impl->kind) + "::async_wait, expiring " +
+                    (impl->expiry_world_ns >= never_ns ? std::string("never")
+                                                       : "at t=" + format_time(duration(impl->expiry_world_ns))));
+    }
+  }
+}
+
+// ---- timer helpers -----------------------------------------------------------------
+
+std::int64_t timer_expiry_to_world(const timer_impl_base& impl, std::int64_t local_ns) {
+  if (impl.ctx->core == nullptr) io_context::sim_core_of_orphan();
+  if (local_ns >= never_ns) return never_ns;
+  return impl.ctx->host->world_from_local(local_ns);
+}
+
+std::int64_t timer_host_now(const timer_impl_base& impl) noexcept {
+  const world_core* core = impl.ctx->core;
+  if (core == nullptr) return 0;
+  return host_local_ns(*core, impl.ctx->host);
+}
+
+void sync_wait(timer_impl_base& impl, boost::system::error_code& ec,
+               const std::function<void(std::function<void(boost::system::error_code)>)>& start) {
+  world_core* core = impl.ctx->core;
+  if (core == nullptr) io_context::sim_core_of_orphan();
+  if (core->running()) {
+    ec = error::would_block;
+    return;
+  }
+  auto result = std::make_shared<std::optional<boost::system::error_code>>();
+  start([result](boost::system::error_code e) { *result = e; });
+  const std::function<bool()> done = [&result] { return result->has_value(); };
+  run_limits limits;
+  limits.until = &done;
+  core->run(limits);
+  ec = result->has_value() ? **result : boost::system::error_code(error::stalled);
+}
+
+void throw_wait_error(const boost::system::error_code& ec, const char* kind) {
+  if (ec == error::would_block)
+    throw boost::system::system_error(
+        ec, std::string("simasio: ") + kind +
+                "::wait() was called inside a handler; a blocking wait there can never complete. "
+                "Use async_wait");
+  throw boost::system::system_error(ec, std::string("simasio: ") + kind + "::wait()");
+}
+
+}  // namespace simasio::detail

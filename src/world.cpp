@@ -1,0 +1,151 @@
+// world.cpp — hosts, runs and lifetime of a world
+#include <simasio/world.hpp>
+
+#include <simasio/detail/current.hpp>
+#include <simasio/detail/format.hpp>
+#include <simasio/error.hpp>
+#include <simasio/io_context.hpp>
+
+#include <cmath>
+
+namespace simasio {
+
+world::world(std::uint64_t seed) : world(world_options{.seed = seed}) {}
+
+world::world(world_options options) : core_(std::make_unique<detail::world_core>(options)) {
+  core_->host_namer = [this](std::uint32_t id) {
+    return id < hosts_.size() ? hosts_[id]->name() : "#" + std::to_string(id);
+  };
+  detail::register_live_world(*this);
+}
+
+world::~world() {
+  detail::unregister_live_world(*this);
+  // Contexts the user still owns outlive us: take their pending work away
+  // now, while the world exists, and cut them loose.
+  for (detail::context_state* ctx : core_->contexts())
+    if (ctx != nullptr) static_cast<io_context*>(ctx->exec)->orphan();
+  hosts_.clear();
+}
+
+host& world::make_host(std::string name, boost::asio::ip::address address) {
+  if (name.empty()) throw usage_error("simasio: world::add_host needs a non-empty host name");
+  for (const auto& h : hosts_) {
+    if (h->name() == name) throw usage_error("simasio: world::add_host: a host named '" + name + "' already exists");
+    if (h->address() == address)
+      throw usage_error("simasio: world::add_host: address " + address.to_string() + " of '" + name +
+                        "' is already used by host '" + h->name() + "'");
+  }
+  const auto id = static_cast<std::uint32_t>(hosts_.size());
+  hosts_.push_back(std::unique_ptr<host>(new host(*this, id, std::move(name), address)));
+  return *hosts_.back();
+}
+
+host& world::add_host(std::string name) {
+  const std::uint32_t n = ++default_addresses_;
+  if (n > 0x00FFFFFE) throw usage_error("simasio: world::add_host: out of default 10.x.x.x addresses");
+  return make_host(std::move(name), boost::asio::ip::address_v4(0x0A000000u + n));
+}
+
+host& world::add_host(std::string name, boost::asio::ip::address address) {
+  return make_host(std::move(name), address);
+}
+
+host& world::get_host(std::string_view name) {
+  for (const auto& h : hosts_)
+    if (h->name() == name) return *h;
+  std::string known;
+  for (const auto& h : hosts_) known += (known.empty() ? "'" : ", '") + h->name() + "'";
+  throw usage_error("simasio: world::get_host: no host named '" + std::string(name) + "' (hosts: " +
+                    (known.empty() ? "none" : known) + ")");
+}
+
+host& world::localhost() {
+  if (localhost_ == nullptr) localhost_ = &make_host("localhost", boost::asio::ip::address_v4::loopback());
+  return *localhost_;
+}
+
+std::vector<host*> world::hosts() const {
+  std::vector<host*> out;
+  out.reserve(hosts_.size());
+  for (const auto& h : hosts_) out.push_back(h.get());
+  return out;
+}
+
+std::size_t world::run() { return core_->run({}).handlers; }
+
+std::size_t world::run_for(duration d) {
+  detail::run_limits limits;
+  limits.deadline = core_->now() + (d < duration::zero() ? duration::zero() : d);
+  return core_->run(limits).handlers;
+}
+
+bool world::run_until(std::function<bool()> done, duration timeout) {
+  detail::run_limits limits;
+  limits.deadline = core_->now() + (timeout < duration::zero() ? duration::zero() : timeout);
+  limits.until = &done;
+  return core_->run(limits).end == detail::run_end::done;
+}
+
+std::string world::pending_report() const {
+  return std::string(stalled() ? "stalled " : "") + core_->diagnostics();
+}
+
+void world::always(std::string name, std::function<bool()> invariant) {
+  core_->always(std::move(name), std::move(invariant));
+}
+
+// ---- host -----------------------------------------------------------------------
+
+host::host(world& w, std::uint32_t id, std::string name, boost::asio::ip::address addr)
+    : world_(&w), address_(addr) {
+  state_.id = id;
+  state_.name = std::move(name);
+}
+
+host::~host() = default;
+
+io_context& host::context() {
+  if (!context_) context_ = std::make_unique<io_context>(*this, 1);
+  return *context_;
+}
+
+void host::boot() {
+  if (!boot_) return;
+  detail::world_core& core = world_->sim_core();
+  core.record(event_kind::boot, state_.id);
+  core.run_as(context().sim_state(), [this] { boot_(*this); });
+}
+
+void host::on_boot(std::function<void(host&)> boot_fn) {
+  boot_ = std::move(boot_fn);
+  if (state_.up) boot();
+}
+
+void host::crash(crash_kind kind) {
+  if (!state_.up) return;
+  state_.up = false;
+  last_crash_ = kind;
+  detail::world_core& core = world_->sim_core();
+  core.record(event_kind::crash, state_.id, static_cast<std::uint64_t>(kind));
+  core.drop_host_work(state_);
+}
+
+void host::restart() {
+  if (state_.up) crash(crash_kind::process);
+  state_.up = true;
+  world_->sim_core().record(event_kind::restart, state_.id);
+  boot();
+}
+
+void host::set_clock(duration offset, double drift_ppm) {
+  if (!(drift_ppm > -1'000'000.0) || !std::isfinite(drift_ppm))
+    throw config_error("simasio: host::set_clock: drift_ppm must be finite and greater than -1000000 (got " +
+                       std::to_string(drift_ppm) + ")");
+  state_.offset_ns = offset.count();
+  state_.drift_ppb = std::llround(drift_ppm * 1000.0);
+  world_->sim_core().record(event_kind::clock_set, state_.id, static_cast<std::uint64_t>(state_.offset_ns),
+                            static_cast<std::uint64_t>(state_.drift_ppb));
+}
+
+}  // namespace simasio

@@ -1,0 +1,427 @@
+// world_core.cpp — the scheduling loop: pick, run, advance time, detect stalls
+#include <simasio/detail/world_core.hpp>
+
+#include <simasio/detail/current.hpp>
+#include <simasio/detail/escape.hpp>
+#include <simasio/detail/format.hpp>
+#include <simasio/error.hpp>
+
+#include <algorithm>
+#include <utility>
+#include <sstream>
+
+namespace simasio::detail {
+
+world_core::world_core(const world_options& opts)
+    : opts_(opts),
+      streams_{rng(opts.seed, choice_purpose::scheduler, &tape_), rng(opts.seed, choice_purpose::network, &tape_),
+               rng(opts.seed, choice_purpose::user, &tape_), rng(opts.seed, choice_purpose::buggify, &tape_)} {
+  if (opts_.record_tape) tape_.start_recording();
+  trace_.record_all(opts_.record_trace);
+  if (opts_.strategy == strategy::pct) {
+    if (opts_.pct_depth < 1)
+      throw config_error("simasio: world_options::pct_depth must be at least 1 (got " +
+                         std::to_string(opts_.pct_depth) + ")");
+    if (opts_.pct_horizon < 1) throw config_error("simasio: world_options::pct_horizon must be at least 1");
+    rng& r = random(choice_purpose::scheduler);
+    for (int i = 0; i + 1 < opts_.pct_depth; ++i) pct_change_points_.push_back(1 + r.below(opts_.pct_horizon));
+    std::sort(pct_change_points_.begin(), pct_change_points_.end());
+  }
+}
+
+world_core::~world_core() = default;
+
+std::string world_core::host_name(std::uint32_t id) const {
+  if (host_namer) return host_namer(id);
+  return "#" + std::to_string(id);
+}
+
+// ---- contexts ---------------------------------------------------------------
+
+void world_core::attach(context_state& ctx, host_state& host, boost::asio::execution_context& exec,
+                        int concurrency) {
+  ctx.core = this;
+  ctx.host = &host;
+  ctx.exec = &exec;
+  ctx.id = static_cast<std::uint32_t>(contexts_.size());
+  ctx.concurrency = concurrency < 1 ? 1 : concurrency;
+  // pct: initial priorities lie above every change-point priority (0 .. d-2).
+  if (opts_.strategy == strategy::pct)
+    ctx.priority = static_cast<std::uint64_t>(opts_.pct_depth) +
+                   random(choice_purpose::scheduler).below(std::uint64_t{1} << 32);
+  contexts_.push_back(&ctx);
+}
+
+void world_core::detach(context_state& ctx) noexcept {
+  make_unrunnable(ctx);
+  op_queue q(std::move(ctx.ready));
+  while (!q.empty()) {
+    q.pop()->destroy();
+    --ctx.work;
+  }
+  if (ctx.id < contexts_.size() && contexts_[ctx.id] == &ctx) contexts_[ctx.id] = nullptr;
+  ctx.core = nullptr;
+}
+
+void world_core::drop(context_state& ctx, operation* op) noexcept {
+  record(event_kind::dropped, ctx.host->id, ctx.id);
+  op->destroy();
+  --ctx.work;
+}
+
+void world_core::make_runnable(context_state& ctx) {
+  if (ctx.runnable || ctx.ready.empty() || ctx.stopped || !ctx.host->up) return;
+  const std::uint64_t seq = ctx.ready.front()->seq_;
+  auto pos = std::find_if(runnable_.begin(), runnable_.end(),
+                          [seq](const context_state* c) { return c->ready.front()->seq_ > seq; });
+  runnable_.insert(pos, &ctx);
+  ctx.runnable = true;
+}
+
+void world_core::make_unrunnable(context_state& ctx) noexcept {
+  if (!ctx.runnable) return;
+  auto pos = std::find(runnable_.begin(), runnable_.end(), &ctx);
+  if (pos != runnable_.end()) runnable_.erase(pos);
+  ctx.runnable = false;
+}
+
+void world_core::stop_context(context_state& ctx) noexcept {
+  ctx.stopped = true;
+  make_unrunnable(ctx);
+}
+
+void world_core::restart_context(context_state& ctx) {
+  ctx.stopped = false;
+  make_runnable(ctx);
+}
+
+void world_core::drop_host_work(host_state& host) noexcept {
+  for (context_state* ctx : contexts_) {
+    if (ctx == nullptr || ctx->host != &host) continue;
+    make_unrunnable(*ctx);
+    op_queue q(std::move(ctx->ready));
+    while (!q.empty()) drop(*ctx, q.pop());
+    for (pending_source* src : ctx->sources) src->abandon();
+  }
+}
+
+// ---- timed events -------------------------------------------------------------
+
+void world_core::schedule(timed_event& ev, duration when) {
+  if (ev.where_ != timed_event::place::idle) cancel(ev);
+  ev.when_ = when < now_ ? now_ : when;
+  ev.seq_ = ++event_seq_;
+  heap_.push(&ev);
+}
+
+void world_core::cancel(timed_event& ev) noexcept {
+  switch (ev.where_) {
+    case timed_event::place::heap:
+      heap_.remove(&ev);
+      break;
+    case timed_event::place::batch:
+      batch_[ev.pos_] = nullptr;
+      ev.where_ = timed_event::place::idle;
+      break;
+    case timed_event::place::idle:
+      break;
+  }
+}
+
+// Releases every event due at the earliest pending instant, in seed order.
+bool world_core::advance(duration deadline) {
+  if (heap_.empty()) return false;
+  const duration t = heap_.top()->when_;
+  if (t > deadline) return false;
+  if (t > now_) {
+    now_ = t;
+    record(event_kind::time_advance, no_host, static_cast<std::uint64_t>(t.count()));
+    if ((++advances_ & 255) == 0) check_escapes();
+  }
+  batch_.clear();
+  while (!heap_.empty() && heap_.top()->when_ == t) {
+    timed_event* ev = heap_.pop();
+    ev->where_ = timed_event::place::batch;
+    ev->pos_ = batch_.size();
+    batch_.push_back(ev);
+  }
+  if (batch_.size() > 1 && opts_.strategy != strategy::fifo) {
+    // Selection shuffle: drawing 0 everywhere keeps scheduling order (polite).
+    rng& r = random(choice_purpose::scheduler);
+    for (std::size_t i = 0; i + 1 < batch_.size(); ++i) {
+      const std::size_t j = i + r.below(batch_.size() - i);
+      if (j != i) {
+        std::swap(batch_[i], batch_[j]);
+        batch_[i]->pos_ = i;
+        batch_[j]->pos_ = j;
+      }
+    }
+  }
+  for (std::size_t i = 0; i < batch_.size(); ++i) {
+    timed_event* ev = batch_[i];
+    if (ev == nullptr) continue;  // cancelled by an earlier event of the batch
+    ev->where_ = timed_event::place::idle;
+    record(event_kind::timer_fire, no_host, ev->seq_, ev->context_id);
+    ev->fire_(ev);
+  }
+  batch_.clear();
+  return true;
+}
+
+// ---- running --------------------------------------------------------------------
+
+std::size_t world_core::pick_context() {
+  const std::size_t n = runnable_.size();
+  if (n == 1) return 0;
+  switch (opts_.strategy) {
+    case strategy::fifo:
+      return 0;
+    case strategy::random_walk:
+      return static_cast<std::size_t>(random(choice_purpose::scheduler).below(n));
+    case strategy::pct: {
+      std::size_t best = 0;
+      for (std::size_t i = 1; i < n; ++i)
+        if (runnable_[i]->priority > runnable_[best]->priority) best = i;
+      return best;
+    }
+  }
+  return 0;
+}
+
+operation* world_core::take_operation(context_state& ctx, std::size_t index) {
+  operation* op;
+  bool took_head = true;
+  if (ctx.concurrency > 1 && ctx.ready.size() > 1 && opts_.strategy != strategy::fifo) {
+    // A pool context: any of its ready handlers may run next.
+    const auto i = static_cast<std::size_t>(random(choice_purpose::scheduler).below(ctx.ready.size()));
+    op = ctx.ready.take_at(i);
+    took_head = i == 0;
+  } else {
+    op = ctx.ready.pop();
+  }
+  if (ctx.ready.empty()) {
+    runnable_.erase(runnable_.begin() + static_cast<std::ptrdiff_t>(index));
+    ctx.runnable = false;
+  } else if (took_head) {
+    // The new head is younger: move right to keep runnable_ ordered.
+    const std::uint64_t seq = ctx.ready.front()->seq_;
+    std::size_t i = index;
+    while (i + 1 < runnable_.size() && runnable_[i + 1]->ready.front()->seq_ < seq) {
+      runnable_[i] = runnable_[i + 1];
+      ++i;
+    }
+    runnable_[i] = &ctx;
+  }
+  return op;
+}
+
+void world_core::run_step(std::size_t index) {
+  context_state& ctx = *runnable_[index];
+  operation* op = take_operation(ctx, index);
+  if (++steps_ > opts_.max_steps) {
+    op->destroy();
+    --ctx.work;
+    throw_runaway();
+  }
+  record(event_kind::handler, ctx.host->id, ctx.id, op->seq_);
+  if (pct_next_change_ < pct_change_points_.size() && steps_ >= pct_change_points_[pct_next_change_]) {
+    ctx.priority = pct_next_change_++;  // below every initial priority
+  }
+  struct step_guard {
+    world_core& core;
+    context_state& ctx;
+    ~step_guard() {
+      core.current_ = nullptr;
+      --ctx.work;
+    }
+  } guard{*this, ctx};
+  current_ = &ctx;
+  op->complete();
+}
+
+run_result world_core::run(const run_limits& limits) {
+  if (running_)
+    throw usage_error(
+        "simasio: a run of the world (world::run*, io_context::run*/poll*, or a blocking wait) was "
+        "started from inside a handler of the same world; handlers must not run the event loop. "
+        "Use the asynchronous operation instead, or drive the world from the test body.");
+  running_scope scope(*this);
+  running_ = true;
+  stalled_ = false;
+  struct run_guard {
+    world_core& core;
+    ~run_guard() {
+      core.running_ = false;
+      core.stop_requested_ = false;
+    }
+  } guard{*this};
+  check_escapes();
+  run_result r;
+  for (;;) {
+    if (stop_requested_) {
+      r.end = run_end::stopped;
+      break;
+    }
+    if (limits.target != nullptr) {
+      const context_state& t = *limits.target;
+      if (t.stopped) {
+        r.end = run_end::stopped;
+        break;
+      }
+      if (t.work <= 0) {
+        r.end = run_end::target_idle;
+        break;
+      }
+      if (r.target_handlers >= limits.target_max) {
+        r.end = run_end::target_count;
+        break;
+      }
+    }
+    if (limits.until != nullptr && (*limits.until)()) {
+      r.end = run_end::done;
+      break;
+    }
+    if (runnable_.empty()) {
+      if (advance(limits.deadline)) continue;
+      if (!heap_.empty()) {
+        r.end = run_end::deadline;
+      } else if (any_live_work()) {
+        r.end = run_end::stalled;
+        stalled_ = true;
+        check_escapes();
+      } else {
+        r.end = run_end::quiescent;
+      }
+      // Bounded runs let their whole span of virtual time pass.
+      if (limits.deadline != duration::max() && now_ < limits.deadline) {
+        now_ = limits.deadline;
+        record(event_kind::time_advance, no_host, static_cast<std::uint64_t>(now_.count()));
+      }
+      break;
+    }
+    const std::size_t index = pick_context();
+    const context_state* ctx = runnable_[index];
+    run_step(index);
+    ++r.handlers;
+    if (ctx == limits.target) ++r.target_handlers;
+    if (pending_exception_) std::rethrow_exception(std::exchange(pending_exception_, nullptr));
+    if (!invariants_.empty()) check_invariants();
+  }
+  check_escapes();
+  return r;
+}
+
+std::size_t world_core::poll(context_state& ctx, std::size_t max) {
+  if (running_)
+    throw usage_error("simasio: io_context::poll was called from inside a handler of the same world; "
+                      "handlers must not run the event loop");
+  running_scope scope(*this);
+  running_ = true;
+  struct run_guard {
+    world_core& core;
+    ~run_guard() { core.running_ = false; }
+  } guard{*this};
+  check_escapes();
+  // Release what is due now; time does not move.
+  while (!heap_.empty() && heap_.top()->when_ <= now_) advance(now_);
+  std::size_t n = 0;
+  while (n < max && ctx.runnable) {
+    const auto pos = std::find(runnable_.begin(), runnable_.end(), &ctx);
+    run_step(static_cast<std::size_t>(pos - runnable_.begin()));
+    ++n;
+    if (pending_exception_) std::rethrow_exception(std::exchange(pending_exception_, nullptr));
+    if (!invariants_.empty()) check_invariants();
+  }
+  return n;
+}
+
+void world_core::run_as(context_state& ctx, const std::function<void()>& f) {
+  context_state* saved = current_;
+  current_ = &ctx;
+  struct restore {
+    world_core& core;
+    context_state* saved;
+    ~restore() { core.current_ = saved; }
+  } guard{*this, saved};
+  f();
+}
+
+bool world_core::any_live_work() const noexcept {
+  for (const context_state* ctx : contexts_)
+    if (ctx != nullptr && ctx->work > 0 && !ctx->stopped && ctx->host->up) return true;
+  return false;
+}
+
+void world_core::check_escapes() {
+  for (const context_state* ctx : contexts_) {
+    if (ctx == nullptr) continue;
+    if (const char* kind = find_escape(*ctx->exec)) {
+      throw escape_error(std::string("simasio: a real ") + kind + " is bound to simulated io_context #" +
+                         std::to_string(ctx->id) + " on host '" + host_name(ctx->host->id) +
+                         "'. Real Asio I/O objects never complete inside the simulation (they would need "
+                         "real time, real sockets and a background thread). Use simasio's type instead: "
+                         "write `namespace net = simasio::asio;` and net::steady_timer, net::ip::tcp::socket, "
+                         "... or simasio::steady_timer directly.");
+    }
+  }
+}
+
+void world_core::always(std::string name, std::function<bool()> invariant) {
+  invariants_.push_back({std::move(name), std::move(invariant)});
+}
+
+void world_core::check_invariants() {
+  for (const invariant& inv : invariants_) {
+    if (!inv.check()) {
+      std::string where;
+      if (current_ != nullptr) where = " on host '" + host_name(current_->host->id) + "'";
+      throw invariant_error(inv.name, "invariant '" + inv.name + "' violated at t=" + format_time(now_) +
+                                          " step=" + std::to_string(steps_) + where);
+    }
+  }
+}
+
+void world_core::throw_runaway() {
+  std::ostringstream os;
+  os << "simasio: runaway scenario: more than " << opts_.max_steps
+     << " steps (world_options::max_steps) at t=" << format_time(now_) << ". ";
+  const auto recent = trace_.recent();
+  if (!recent.empty()) {
+    const trace_event& last = recent.back();
+    if (last.kind == event_kind::handler)
+      os << "The last handler ran on host '" << host_name(last.host) << "' (io_context #" << last.a << "). ";
+  }
+  os << "A handler may be re-posting itself forever, or a periodic timer never stops: bound the run "
+        "with world::run_for or world::run_until, or raise world_options::max_steps.";
+  throw runaway_error(os.str());
+}
+
+std::string world_core::diagnostics() const {
+  std::ostringstream os;
+  os << "at t=" << format_time(now_) << " after step " << steps_ << ":";
+  bool any = false;
+  for (const context_state* ctx : contexts_) {
+    if (ctx == nullptr || ctx->work <= 0) continue;
+    any = true;
+    os << "\n  host '" << host_name(ctx->host->id) << "' io_context #" << ctx->id << ": " << ctx->work
+       << " unit(s) of outstanding work";
+    if (!ctx->host->up) os << " (host is down)";
+    if (ctx->stopped) os << " (stopped)";
+    std::vector<std::string> pending;
+    for (const pending_source* src : ctx->sources) src->describe(pending);
+    const auto ready = static_cast<std::int64_t>(ctx->ready.size());
+    if (ready > 0) os << "\n    " << ready << " ready handler(s) not yet run";
+    for (const std::string& p : pending) os << "\n    pending: " << p;
+    const std::int64_t other = ctx->work - ready - static_cast<std::int64_t>(pending.size());
+    if (other > 0)
+      os << "\n    " << other
+         << " held by work guards or tracked executors (executor_work_guard, a strand or handler "
+            "keeping work, an operation of another kind)";
+  }
+  if (!any) os << " no outstanding work";
+  if (!heap_.empty())
+    os << "\n  " << heap_.size() << " timed event(s) pending, next at t=" << format_time(heap_.top()->when_);
+  return os.str();
+}
+
+}  // namespace simasio::detail

@@ -1,0 +1,171 @@
+// check_test.cpp — sweeps find the first failing seed; replay reproduces it
+#include <simasio/simasio.hpp>
+
+#include "../support.hpp"
+
+#include <boost/asio/post.hpp>
+#include <boost/test/unit_test.hpp>
+
+#include <cstdio>
+#include <unistd.h>
+#include <memory>
+#include <sstream>
+
+namespace asio = boost::asio;
+using namespace std::chrono_literals;
+
+namespace {
+
+// Two hosts race to set a flag; the scenario fails when "b" wins, which
+// happens on some seeds only.
+void race(simasio::world& w) {
+  auto& a = w.add_host("a");
+  auto& b = w.add_host("b");
+  std::string winner;
+  asio::post(a.context(), [&] {
+    if (winner.empty()) winner = "a";
+  });
+  asio::post(b.context(), [&] {
+    if (winner.empty()) winner = "b";
+  });
+  w.run();
+  if (winner == "b") throw std::runtime_error("b won the race");
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(check)
+
+BOOST_AUTO_TEST_CASE(sweep_reports_the_first_failing_seed_and_replay_reproduces_it) {
+  simasio::check_options opts;
+  opts.seeds = 100;
+  opts.name = "race";
+  opts.print = false;
+  const auto result = simasio::check(race, opts);
+  BOOST_REQUIRE(!result.ok());
+  const auto& f = *result.failure;
+  BOOST_TEST(f.what == "b won the race");
+  BOOST_TEST(f.type == "std::runtime_error");
+  BOOST_TEST(result.runs == f.seed + 1);
+  BOOST_TEST(f.replay.find("SIMASIO_SEED=" + std::to_string(f.seed) + " ") == 0u);
+  // Every earlier seed passes; replaying the failing one fails the same way.
+  for (std::uint64_t s = 0; s < f.seed; ++s) BOOST_CHECK_NO_THROW(simasio::replay(race, s));
+  try {
+    simasio::replay(race, f.seed);
+    BOOST_FAIL("replay should fail");
+  } catch (const simasio::scenario_failure& e) {
+    BOOST_TEST(std::string(e.what()).find("b won the race") != std::string::npos);
+    BOOST_TEST(e.seed() == f.seed);
+    BOOST_CHECK_THROW(std::rethrow_if_nested(e), std::runtime_error);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(simasio_seed_runs_exactly_that_seed) {
+  simasio::check_options opts;
+  opts.print = false;
+  const auto first = simasio::check(race, opts);
+  BOOST_REQUIRE(!first.ok());
+  simasio_test::scoped_env env("SIMASIO_SEED", std::to_string(first.failure->seed).c_str());
+  const auto again = simasio::check(race, opts);
+  BOOST_TEST(again.runs == 1u);
+  BOOST_REQUIRE(!again.ok());
+  BOOST_TEST(again.failure->seed == first.failure->seed);
+  BOOST_TEST(again.failure->step == first.failure->step);
+}
+
+BOOST_AUTO_TEST_CASE(simasio_seeds_sets_the_sweep_size_and_malformed_is_an_error) {
+  simasio::check_options opts;
+  opts.print = false;
+  {
+    simasio_test::scoped_env env("SIMASIO_SEEDS", "7");
+    BOOST_TEST(simasio::check([](simasio::world&) {}, opts).runs == 7u);
+  }
+  simasio_test::scoped_env env("SIMASIO_SEEDS", "seven");
+  BOOST_CHECK_THROW(simasio::check([](simasio::world&) {}, opts), simasio::config_error);
+}
+
+BOOST_AUTO_TEST_CASE(invariant_handler_exception_and_runaway_are_failures) {
+  simasio::check_options opts;
+  opts.print = false;
+  opts.seeds = 3;
+  auto inv = simasio::check(
+      [](simasio::world& w) {
+        auto& a = w.add_host("a");
+        int n = 0;
+        w.always("n below 2", [&] { return n < 2; });
+        for (int i = 0; i < 3; ++i) asio::post(a.context(), [&] { ++n; });
+        w.run();
+      },
+      opts);
+  BOOST_REQUIRE(!inv.ok());
+  BOOST_TEST(inv.failure->seed == 0u);
+  BOOST_TEST(inv.failure->what.find("invariant 'n below 2' violated") != std::string::npos);
+
+  auto thrown = simasio::check(
+      [](simasio::world& w) {
+        auto& a = w.add_host("a");
+        asio::post(a.context(), [] { throw std::logic_error("handler blew up"); });
+        w.run();
+      },
+      opts);
+  BOOST_REQUIRE(!thrown.ok());
+  BOOST_TEST(thrown.failure->what == "handler blew up");
+  BOOST_TEST(thrown.failure->step == 1u);
+
+  opts.world.max_steps = 500;
+  auto runaway = simasio::check(
+      [](simasio::world& w) {
+        auto& a = w.add_host("a");
+        std::function<void()> spin = [&] { asio::post(a.context(), spin); };
+        spin();
+        w.run();
+      },
+      opts);
+  BOOST_REQUIRE(!runaway.ok());
+  BOOST_TEST(runaway.failure->what.find("runaway scenario") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(stall_fails_only_when_asked) {
+  simasio::check_options opts;
+  opts.print = false;
+  opts.seeds = 2;
+  auto deadlock = [](simasio::world& w) {
+    auto& a = w.add_host("a");
+    auto t = std::make_shared<simasio::steady_timer>(a.context(), simasio::steady_clock::time_point::max());
+    t->async_wait([t](auto) {});
+    w.run();
+  };
+  BOOST_TEST(simasio::check(deadlock, opts).ok());
+  opts.fail_on_stall = true;
+  const auto r = simasio::check(deadlock, opts);
+  BOOST_REQUIRE(!r.ok());
+  BOOST_TEST(r.failure->what.find("deadlock") != std::string::npos);
+  BOOST_TEST(r.failure->what.find("steady_timer::async_wait") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(failure_lines_follow_the_design) {
+  simasio::check_options opts;
+  opts.name = "race";
+  // Capture stderr in a temporary file.
+  std::FILE* tmp = std::tmpfile();
+  BOOST_REQUIRE(tmp != nullptr);
+  std::fflush(stderr);
+  const int saved = ::dup(::fileno(stderr));
+  ::dup2(::fileno(tmp), ::fileno(stderr));
+  const auto r = simasio::check(race, opts);
+  std::fflush(stderr);
+  ::dup2(saved, ::fileno(stderr));
+  ::close(saved);
+  std::rewind(tmp);
+  std::string out;
+  char buf[512];
+  while (std::fgets(buf, sizeof buf, tmp) != nullptr) out += buf;
+  std::fclose(tmp);
+  BOOST_REQUIRE(!r.ok());
+  std::ostringstream expect;
+  expect << "simasio: FAILED race seed=" << r.failure->seed << " t=0.000s step=" << r.failure->step
+         << ": b won the race\nsimasio: replay: SIMASIO_SEED=" << r.failure->seed << " ";
+  BOOST_TEST(out.find(expect.str()) == 0u);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

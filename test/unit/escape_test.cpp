@@ -1,0 +1,113 @@
+// escape_test.cpp — real Asio objects on simulated contexts, and the reverse
+#include <simasio/simasio.hpp>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ip/udp.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/system_timer.hpp>
+#include <boost/test/unit_test.hpp>
+
+#include <filesystem>
+
+namespace asio = boost::asio;
+using namespace std::chrono_literals;
+
+namespace {
+std::size_t thread_count() {
+  std::size_t n = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator("/proc/self/task")) ++n;
+  return n;
+}
+
+template <class Make>
+std::string escape_message(Make make) {
+  simasio::world w;
+  simasio::io_context ioc;
+  const std::size_t threads = thread_count();
+  auto object = make(ioc);
+  std::string what;
+  try {
+    ioc.run();
+  } catch (const simasio::escape_error& e) {
+    what = e.what();
+  }
+  BOOST_TEST(thread_count() == threads);  // Asio never started its background thread
+  return what;
+}
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(escape)
+
+BOOST_AUTO_TEST_CASE(real_steady_timer_on_a_simulated_context_is_named) {
+  const std::string what = escape_message([](simasio::io_context& ioc) {
+    auto t = std::make_unique<asio::steady_timer>(ioc, 1s);
+    t->async_wait([](auto) {});
+    return t;
+  });
+  BOOST_TEST(what.find("real boost::asio::steady_timer") != std::string::npos);
+  BOOST_TEST(what.find("namespace net = simasio::asio") != std::string::npos);
+  BOOST_TEST(what.find("host 'localhost'") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(real_system_timer_is_named) {
+  const std::string what = escape_message([](simasio::io_context& ioc) {
+    auto t = std::make_unique<asio::system_timer>(ioc, 1s);
+    t->async_wait([](auto) {});
+    return t;
+  });
+  BOOST_TEST(what.find("boost::asio::system_timer") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(real_tcp_socket_is_named) {
+  const std::string what = escape_message([](simasio::io_context& ioc) {
+    auto s = std::make_unique<asio::ip::tcp::socket>(ioc);
+    return s;
+  });
+  BOOST_TEST(what.find("boost::asio::ip::tcp socket or acceptor") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(real_udp_socket_is_named) {
+  const std::string what = escape_message([](simasio::io_context& ioc) {
+    return std::make_unique<asio::ip::udp::socket>(ioc);
+  });
+  BOOST_TEST(what.find("boost::asio::ip::udp::socket") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(real_signal_set_is_named) {
+  const std::string what = escape_message([](simasio::io_context& ioc) {
+    return std::make_unique<asio::signal_set>(ioc);
+  });
+  BOOST_TEST(what.find("boost::asio::signal_set") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(real_resolver_is_named) {
+  const std::string what = escape_message([](simasio::io_context& ioc) {
+    return std::make_unique<asio::ip::tcp::resolver>(ioc);
+  });
+  BOOST_TEST(what.find("boost::asio::ip::tcp::resolver") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(simulated_timer_on_a_real_io_context_is_refused) {
+  asio::io_context real;
+  try {
+    simasio::steady_timer t(real, 1s);
+    BOOST_FAIL("expected escape_error");
+  } catch (const simasio::escape_error& e) {
+    const std::string what = e.what();
+    BOOST_TEST(what.find("simasio::steady_timer") != std::string::npos);
+    BOOST_TEST(what.find("not a simasio::io_context") != std::string::npos);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(clock_without_any_world_is_a_clear_error) {
+  try {
+    (void)simasio::steady_clock::now();
+    BOOST_FAIL("expected escape_error");
+  } catch (const simasio::escape_error& e) {
+    BOOST_TEST(std::string(e.what()).find("no simasio::world alive") != std::string::npos);
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,211 @@
+// world_test.cpp — hosts, runs, stalls, invariants, crashes and the default world
+#include <simasio/simasio.hpp>
+
+#include "../support.hpp"
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/test/unit_test.hpp>
+
+#include <memory>
+
+namespace asio = boost::asio;
+using namespace std::chrono_literals;
+using simasio::duration;
+
+BOOST_AUTO_TEST_SUITE(world)
+
+BOOST_AUTO_TEST_CASE(hosts_get_addresses_in_creation_order) {
+  simasio::world w;
+  auto& a = w.add_host("a");
+  auto& b = w.add_host("b");
+  auto& c = w.add_host("c", asio::ip::make_address("192.168.1.7"));
+  auto& d = w.add_host("d");
+  BOOST_TEST(a.address().to_string() == "10.0.0.1");
+  BOOST_TEST(b.address().to_string() == "10.0.0.2");
+  BOOST_TEST(c.address().to_string() == "192.168.1.7");
+  BOOST_TEST(d.address().to_string() == "10.0.0.3");
+  BOOST_TEST(&w.get_host("b") == &b);
+  BOOST_TEST(w.hosts().size() == 4u);
+}
+
+BOOST_AUTO_TEST_CASE(unknown_or_duplicate_hosts_are_clear_errors) {
+  simasio::world w;
+  w.add_host("a");
+  BOOST_CHECK_THROW(w.add_host("a"), simasio::usage_error);
+  try {
+    w.get_host("zz");
+    BOOST_FAIL("expected usage_error");
+  } catch (const simasio::usage_error& e) {
+    BOOST_TEST(std::string(e.what()).find("no host named 'zz' (hosts: 'a')") != std::string::npos);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(run_for_lets_exactly_that_much_time_pass) {
+  simasio::world w;
+  auto& a = w.add_host("a");
+  int ticks = 0;
+  auto t = std::make_shared<simasio::steady_timer>(a.context());
+  std::function<void()> arm = [&] {
+    t->expires_after(100ms);
+    t->async_wait([&](auto ec) {
+      if (ec) return;
+      ++ticks;
+      arm();
+    });
+  };
+  arm();
+  w.run_for(1s);
+  BOOST_TEST(ticks == 10);
+  BOOST_TEST((w.now() == duration(1s)));
+  w.run_for(250ms);
+  BOOST_TEST(ticks == 12);
+  BOOST_TEST((w.now() == duration(1250ms)));
+  t->cancel();
+  w.run();
+}
+
+BOOST_AUTO_TEST_CASE(run_until_reports_success_and_timeout) {
+  simasio::world w;
+  auto& a = w.add_host("a");
+  bool flag = false;
+  simasio::steady_timer t(a.context(), 2s);
+  t.async_wait([&](auto) { flag = true; });
+  BOOST_TEST(!w.run_until([&] { return flag; }, 1s));
+  BOOST_TEST((w.now() == duration(1s)));
+  BOOST_TEST(w.run_until([&] { return flag; }, 5s));
+  BOOST_TEST((w.now() == duration(2s)));
+}
+
+BOOST_AUTO_TEST_CASE(stall_is_detected_and_names_what_waits) {
+  simasio::world w;
+  auto& a = w.add_host("alpha");
+  auto guard = asio::make_work_guard(a.context());
+  simasio::steady_timer t(a.context(), simasio::steady_clock::time_point::max());
+  t.async_wait([](auto) {});
+  w.run();
+  BOOST_TEST(w.stalled());
+  const std::string r = w.pending_report();
+  BOOST_TEST(r.find("host 'alpha'") != std::string::npos);
+  BOOST_TEST(r.find("2 unit(s) of outstanding work") != std::string::npos);
+  BOOST_TEST(r.find("steady_timer::async_wait") != std::string::npos);
+  BOOST_TEST(r.find("work guards") != std::string::npos);
+  t.cancel();
+}
+
+BOOST_AUTO_TEST_CASE(quiescent_world_is_not_stalled) {
+  simasio::world w;
+  auto& a = w.add_host("a");
+  asio::post(a.context(), [] {});
+  BOOST_TEST(w.run() == 1u);
+  BOOST_TEST(!w.stalled());
+}
+
+BOOST_AUTO_TEST_CASE(invariants_are_checked_after_every_step) {
+  simasio::world w;
+  auto& a = w.add_host("a");
+  int x = 0;
+  w.always("x stays below 3", [&] { return x < 3; });
+  for (int i = 0; i < 5; ++i) asio::post(a.context(), [&] { ++x; });
+  try {
+    w.run();
+    BOOST_FAIL("expected invariant_error");
+  } catch (const simasio::invariant_error& e) {
+    BOOST_TEST(e.name() == "x stays below 3");
+    BOOST_TEST(x == 3);  // caught right after the step that broke it
+    BOOST_TEST(std::string(e.what()).find("step=3") != std::string::npos);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(runaway_scenario_stops_with_a_clear_error) {
+  simasio::world_options opts;
+  opts.max_steps = 1000;
+  simasio::world w(opts);
+  auto& a = w.add_host("spinner");
+  std::function<void()> spin = [&] { asio::post(a.context(), spin); };
+  spin();
+  try {
+    w.run();
+    BOOST_FAIL("expected runaway_error");
+  } catch (const simasio::runaway_error& e) {
+    const std::string what = e.what();
+    BOOST_TEST(what.find("more than 1000 steps") != std::string::npos);
+    BOOST_TEST(what.find("'spinner'") != std::string::npos);
+    BOOST_TEST(what.find("max_steps") != std::string::npos);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(crash_drops_handlers_and_restart_reboots) {
+  simasio::world w;
+  auto& a = w.add_host("a");
+  int boots = 0, fired = 0;
+  a.on_boot([&](simasio::host& h) {
+    ++boots;
+    auto t = std::make_shared<simasio::steady_timer>(h.context(), 1s);
+    t->async_wait([&, t](auto ec) {
+      if (!ec) ++fired;
+    });
+  });
+  BOOST_TEST(boots == 1);
+  w.run_for(500ms);
+  a.crash();
+  BOOST_TEST(!a.up());
+  asio::post(a.context(), [&] { ++fired; });  // a dead process runs nothing
+  w.run_for(2s);
+  BOOST_TEST(fired == 0);
+  a.restart();
+  BOOST_TEST(boots == 2);
+  w.run_for(2s);
+  BOOST_TEST(fired == 1);
+}
+
+BOOST_AUTO_TEST_CASE(boot_runs_as_the_host_so_clocks_read_its_time) {
+  simasio::world w;
+  auto& a = w.add_host("a");
+  a.set_clock(1h);
+  std::int64_t seen = -1;
+  a.on_boot([&](simasio::host&) { seen = simasio::steady_clock::now().time_since_epoch().count(); });
+  BOOST_TEST(seen == duration(1h).count());
+}
+
+BOOST_AUTO_TEST_CASE(bad_clock_drift_is_rejected) {
+  simasio::world w;
+  auto& a = w.add_host("a");
+  BOOST_CHECK_THROW(a.set_clock(0s, -2'000'000.0), simasio::config_error);
+}
+
+BOOST_AUTO_TEST_CASE(default_io_context_without_a_world_uses_simasio_seed) {
+  simasio_test::scoped_env seed("SIMASIO_SEED", "4823");
+  simasio::io_context ioc;
+  BOOST_TEST(ioc.get_world().seed() == 4823u);
+  simasio::steady_timer t(ioc, 5s);
+  t.wait();
+  BOOST_TEST((ioc.get_world().now() == duration(5s)));
+}
+
+BOOST_AUTO_TEST_CASE(malformed_simasio_seed_is_a_clear_error) {
+  for (const char* bad : {"abc", "", "12x", "-1", "99999999999999999999999"}) {
+    simasio_test::scoped_env seed("SIMASIO_SEED", bad);
+    try {
+      simasio::io_context ioc;
+      BOOST_FAIL("expected config_error for '" << bad << "'");
+    } catch (const simasio::config_error& e) {
+      const std::string what = e.what();
+      BOOST_TEST(what.find("SIMASIO_SEED") != std::string::npos);
+      BOOST_TEST(what.find("expected a whole number") != std::string::npos);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(context_outliving_its_world_is_a_clear_error_not_a_crash) {
+  auto w = std::make_unique<simasio::world>();
+  auto& a = w->add_host("a");
+  auto ioc = std::make_unique<simasio::io_context>(a);
+  bool ran = false;
+  asio::post(*ioc, [&] { ran = true; });
+  w.reset();
+  BOOST_TEST(!ran);
+  BOOST_CHECK_THROW(asio::post(*ioc, [] {}), simasio::usage_error);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
