@@ -42,9 +42,11 @@ timer_service::timer_service(boost::asio::execution_context& ctx)
   io_context& io = sim_context_of(ctx, "timer");
   ctx_state_ = &io.sim_state();
   ctx_state_->sources.push_back(this);
+  ctx_state_->timers = this;
 }
 
 timer_service::~timer_service() {
+  ctx_state_->timers = nullptr;
   auto& sources = ctx_state_->sources;
   for (auto it = sources.begin(); it != sources.end(); ++it) {
     if (*it == this) {

@@ -131,7 +131,7 @@ void world_core::cancel(timed_event& ev) noexcept {
 // Releases every event due at the earliest pending instant, in seed order.
 bool world_core::advance(duration deadline) {
   if (heap_.empty()) return false;
-  const duration t = heap_.top()->when_;
+  const duration t = heap_.top_when();
   if (t > deadline) return false;
   if (t > now_) {
     now_ = t;
@@ -139,7 +139,7 @@ bool world_core::advance(duration deadline) {
     if ((++advances_ & 255) == 0) check_escapes();
   }
   batch_.clear();
-  while (!heap_.empty() && heap_.top()->when_ == t) {
+  while (!heap_.empty() && heap_.top_when() == t) {
     timed_event* ev = heap_.pop();
     ev->where_ = timed_event::place::batch;
     ev->pos_ = batch_.size();
@@ -170,9 +170,8 @@ bool world_core::advance(duration deadline) {
 
 // ---- running --------------------------------------------------------------------
 
-std::size_t world_core::pick_context() {
+std::size_t world_core::pick_among_many() {
   const std::size_t n = runnable_.size();
-  if (n == 1) return 0;
   switch (opts_.strategy) {
     case strategy::fifo:
       return 0;
@@ -189,30 +188,35 @@ std::size_t world_core::pick_context() {
 }
 
 operation* world_core::take_operation(context_state& ctx, std::size_t index) {
-  operation* op;
-  bool took_head = true;
-  if (ctx.concurrency > 1 && ctx.ready.size() > 1 && opts_.strategy != strategy::fifo) {
-    // A pool context: any of its ready handlers may run next.
-    const auto i = static_cast<std::size_t>(random(choice_purpose::scheduler).below(ctx.ready.size()));
-    op = ctx.ready.take_at(i);
-    took_head = i == 0;
-  } else {
-    op = ctx.ready.pop();
-  }
-  if (ctx.ready.empty()) {
-    runnable_.erase(runnable_.begin() + static_cast<std::ptrdiff_t>(index));
-    ctx.runnable = false;
-  } else if (took_head) {
-    // The new head is younger: move right to keep runnable_ ordered.
-    const std::uint64_t seq = ctx.ready.front()->seq_;
-    std::size_t i = index;
-    while (i + 1 < runnable_.size() && runnable_[i + 1]->ready.front()->seq_ < seq) {
-      runnable_[i] = runnable_[i + 1];
-      ++i;
+  if (ctx.concurrency == 1 || ctx.ready.size() == 1 || opts_.strategy == strategy::fifo) {
+    operation* op = ctx.ready.pop();
+    if (ctx.ready.empty()) {
+      if (runnable_.size() == 1) runnable_.clear();
+      else runnable_.erase(runnable_.begin() + static_cast<std::ptrdiff_t>(index));
+      ctx.runnable = false;
+    } else if (runnable_.size() > 1) {
+      reposition(index);
     }
-    runnable_[i] = &ctx;
+    return op;
   }
+  // A pool context: any of its ready handlers may run next.
+  const auto i = static_cast<std::size_t>(random(choice_purpose::scheduler).below(ctx.ready.size()));
+  operation* op = ctx.ready.take_at(i);
+  if (i == 0 && runnable_.size() > 1) reposition(index);
   return op;
+}
+
+// The context at index has a younger head now: move right to keep
+// runnable_ ordered by head sequence numbers.
+void world_core::reposition(std::size_t index) noexcept {
+  context_state* ctx = runnable_[index];
+  const std::uint64_t seq = ctx->ready.front()->seq_;
+  std::size_t i = index;
+  while (i + 1 < runnable_.size() && runnable_[i + 1]->ready.front()->seq_ < seq) {
+    runnable_[i] = runnable_[i + 1];
+    ++i;
+  }
+  runnable_[i] = ctx;
 }
 
 void world_core::run_step(std::size_t index) {
@@ -323,7 +327,7 @@ std::size_t world_core::poll(context_state& ctx, std::size_t max) {
   } guard{*this};
   check_escapes();
   // Release what is due now; time does not move.
-  while (!heap_.empty() && heap_.top()->when_ <= now_) advance(now_);
+  while (!heap_.empty() && heap_.top_when() <= now_) advance(now_);
   std::size_t n = 0;
   while (n < max && ctx.runnable) {
     const auto pos = std::find(runnable_.begin(), runnable_.end(), &ctx);
@@ -420,7 +424,7 @@ std::string world_core::diagnostics() const {
   }
   if (!any) os << " no outstanding work";
   if (!heap_.empty())
-    os << "\n  " << heap_.size() << " timed event(s) pending, next at t=" << format_time(heap_.top()->when_);
+    os << "\n  " << heap_.size() << " timed event(s) pending, next at t=" << format_time(heap_.top_when());
   return os.str();
 }
 

@@ -195,7 +195,7 @@ class basic_waitable_timer {
 
   void init() {
     io_context& ctx = detail::sim_context_of_executor(ex_, clock_traits::timer_name);
-    service_ = &boost::asio::use_service<detail::timer_service>(ctx);
+    service_ = &detail::timer_service::of(ctx);
     service_->construct(impl_, ctx, clock_traits::timer_name);
     expiry_ = host_now();
   }

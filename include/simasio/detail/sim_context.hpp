@@ -34,6 +34,11 @@ template <class Executor>
 io_context& sim_context_of_executor(const Executor& ex, const char* object) {
   if constexpr (is_sim_executor<Executor>::value) {
     return ex.context();
+  } else if constexpr (std::is_same_v<Executor, boost::asio::any_io_executor>) {
+    // The common case (an io_context's executor behind any_io_executor)
+    // needs no service lookup.
+    if (const auto* plain = ex.template target<io_context::executor_type>()) return plain->context();
+    return sim_context_of(boost::asio::query(ex, boost::asio::execution::context), object);
   } else if constexpr (boost::asio::execution::is_executor<Executor>::value) {
     return sim_context_of(boost::asio::query(ex, boost::asio::execution::context), object);
   } else {

@@ -66,6 +66,12 @@ class timer_service final : public boost::asio::execution_context::service, publ
   explicit timer_service(boost::asio::execution_context& ctx);
   ~timer_service() override;
 
+  // The timer service of ctx, created on first use.
+  static timer_service& of(io_context& ctx) {
+    if (timer_service* s = ctx.sim_state().timers) return *s;
+    return boost::asio::use_service<timer_service>(ctx);
+  }
+
   void construct(timer_impl_base& impl, io_context& ctx, const char* kind) noexcept;
   void destroy(timer_impl_base& impl) noexcept;
   // Moves the pending waits of `from` to `to` (timer move construction).

@@ -24,6 +24,7 @@ class execution_context;
 namespace simasio::detail {
 
 class world_core;
+class timer_service;
 
 // An owner of pending (not yet ready) operations on a context: a timer
 // service, a socket service. Crashes and shutdown abandon them; stall
@@ -51,6 +52,7 @@ struct context_state {
   bool runnable = false;
   std::uint64_t priority = 0;  // pct
   std::vector<pending_source*> sources;
+  timer_service* timers = nullptr;  // this context's timer service, once created
 };
 
 // What ends a run besides running out of things to do.
@@ -161,7 +163,11 @@ class world_core {
   }
   void make_runnable(context_state& ctx);
   void make_unrunnable(context_state& ctx) noexcept;
-  std::size_t pick_context();
+  std::size_t pick_context() {
+    return runnable_.size() == 1 ? 0 : pick_among_many();
+  }
+  std::size_t pick_among_many();
+  void reposition(std::size_t index) noexcept;
   operation* take_operation(context_state& ctx, std::size_t index);
   void run_step(std::size_t index);
   bool advance(duration deadline);

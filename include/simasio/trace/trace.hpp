@@ -51,10 +51,7 @@ class trace {
   /// Adds an event.
   void record(std::uint64_t step, std::int64_t time_ns, std::uint32_t host, event_kind k,
               std::uint64_t a, std::uint64_t b) {
-    std::uint64_t h = hash_;
-    h = fold(h, static_cast<std::uint64_t>(k) | (static_cast<std::uint64_t>(host) << 8));
-    h = fold(h, a);
-    hash_ = fold(h, b);
+    hash_ = fold(hash_, combine(k, host, a, b));
     ++count_;
     if (ring_enabled_) ring_[count_ & (ring_size - 1)] = trace_event{step, time_ns, host, k, a, b};
     if (full_) events_.push_back(trace_event{step, time_ns, host, k, a, b});
@@ -76,11 +73,18 @@ class trace {
   /// The most recent events, oldest first (at most ring_size).
   std::vector<trace_event> recent() const;
 
-  /// The hash mixing step: our own, never std::hash.
+  /// One event's fields as one word (odd multipliers keep every field's bits).
+  static constexpr std::uint64_t combine(event_kind k, std::uint32_t host, std::uint64_t a,
+                                         std::uint64_t b) noexcept {
+    return ((static_cast<std::uint64_t>(k) | (static_cast<std::uint64_t>(host) << 8)) * 0x9E3779B97F4A7C15ULL) ^
+           (a * 0xC2B2AE3D27D4EB4FULL) ^ b;
+  }
+  /// The hash mixing step: our own, never std::hash. Order-sensitive, so
+  /// the same events in another order give another hash.
   static constexpr std::uint64_t fold(std::uint64_t h, std::uint64_t v) noexcept {
-    h ^= v + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
+    h = ((h << 23) | (h >> 41)) ^ v;
     h *= 0xFF51AFD7ED558CCDULL;
-    return h ^ (h >> 32);
+    return h ^ (h >> 29);
   }
 
  private:
