@@ -5,6 +5,7 @@
 #include <simasio/trace/trace.hpp>
 
 #include <cstdio>
+#include <ostream>
 #include <string>
 
 namespace simasio {
@@ -67,6 +68,8 @@ const char* to_string(event_kind k) noexcept {
   }
   return "unknown";
 }
+
+std::ostream& operator<<(std::ostream& os, event_kind k) { return os << to_string(k); }
 
 std::vector<trace_event> trace::recent() const {
   std::vector<trace_event> out;

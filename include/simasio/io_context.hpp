@@ -108,13 +108,9 @@ class io_context : public boost::asio::execution_context {
 #if !defined(BOOST_ASIO_NO_DEPRECATED)
   /// Deprecated Asio members, kept so old code compiles unchanged.
   template <typename Handler>
-  auto dispatch(Handler&& handler) {
-    return boost::asio::dispatch(get_executor(), std::forward<Handler>(handler));
-  }
+  auto dispatch(Handler&& handler);
   template <typename Handler>
-  auto post(Handler&& handler) {
-    return boost::asio::post(get_executor(), std::forward<Handler>(handler));
-  }
+  auto post(Handler&& handler);
 #endif
 
   /// Internal: the scheduling state (used by simasio's I/O objects).
@@ -335,6 +331,17 @@ class io_context::basic_executor_type : private detail::executor_bits {
 inline io_context::executor_type io_context::get_executor() noexcept {
   return executor_type(this, std::allocator<void>(), 0);
 }
+
+#if !defined(BOOST_ASIO_NO_DEPRECATED)
+template <typename Handler>
+auto io_context::dispatch(Handler&& handler) {
+  return boost::asio::dispatch(get_executor(), std::forward<Handler>(handler));
+}
+template <typename Handler>
+auto io_context::post(Handler&& handler) {
+  return boost::asio::post(get_executor(), std::forward<Handler>(handler));
+}
+#endif
 
 /// Asio's legacy `io_context::strand`: serialises the handlers it wraps.
 /// Built on boost::asio::strand over this context's executor.

@@ -5,6 +5,7 @@
 #include <array>
 #include <chrono>
 #include <cstdint>
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,7 @@ enum class event_kind : std::uint8_t {
 
 /// Lower-case name of a kind ("handler", "time_advance", ...).
 const char* to_string(event_kind) noexcept;
+std::ostream& operator<<(std::ostream& os, event_kind k);
 
 /// Host number used for events that belong to no host.
 inline constexpr std::uint32_t no_host = 0xFFFFFFFFu;

@@ -1,4 +1,4 @@
-// timer_test.cpp — basic_waitable_timer over virtual time
+// basic_waitable_timer_test.cpp — basic_waitable_timer over virtual time
 #include <simasio/simasio.hpp>
 
 #include <boost/asio/bind_cancellation_slot.hpp>

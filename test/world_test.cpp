@@ -1,7 +1,7 @@
 // world_test.cpp — hosts, runs, stalls, invariants, crashes and the default world
 #include <simasio/simasio.hpp>
 
-#include "../support.hpp"
+#include "support.hpp"
 
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/post.hpp>

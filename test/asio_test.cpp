@@ -1,4 +1,4 @@
-// asio_namespace_test.cpp — Asio-style code compiles and runs against simasio::asio
+// asio_test.cpp — Asio-style code compiles and runs against simasio::asio
 #include <simasio/asio.hpp>
 #include <simasio/world.hpp>
 
