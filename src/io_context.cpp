@@ -91,24 +91,18 @@ io_context::count_type io_context::run_for_ns(duration rel, count_type max) {
   return drive(limits);
 }
 
-io_context::count_type io_context::poll() {
-  detail::world_core& core = sim_core();
-  if (state_.work <= 0) {
-    core.stop_context(state_);
-    return 0;
-  }
-  if (state_.stopped) return 0;
-  return core.poll(state_, max_count());
-}
+io_context::count_type io_context::poll() { return poll_up_to(max_count()); }
 
-io_context::count_type io_context::poll_one() {
+io_context::count_type io_context::poll_one() { return poll_up_to(1); }
+
+io_context::count_type io_context::poll_up_to(count_type max) {
   detail::world_core& core = sim_core();
-  if (state_.work <= 0) {
+  if (state_.work <= 0) {  // Asio: nothing to do leaves the context stopped
     core.stop_context(state_);
     return 0;
   }
   if (state_.stopped) return 0;
-  return core.poll(state_, 1);
+  return core.poll(state_, max);
 }
 
 void io_context::stop() {

@@ -133,6 +133,7 @@ class io_context : public boost::asio::execution_context {
   void orphan() noexcept;  // the world dies first
   [[noreturn]] static void throw_orphaned();
   count_type run_for_ns(duration rel, count_type max);
+  count_type poll_up_to(count_type max);
   count_type drive(const detail::run_limits& limits);
   static constexpr count_type max_count() noexcept { return static_cast<count_type>(-1); }
 
