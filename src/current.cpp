@@ -62,6 +62,8 @@ world& acquire_default_world() {
   return *t.default_world;
 }
 
+bool is_default_world(const world& w) noexcept { return worlds().default_world.get() == &w; }
+
 void release_default_world() noexcept {
   thread_worlds& t = worlds();
   if (--t.default_refs == 0) t.default_world.reset();

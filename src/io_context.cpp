@@ -15,7 +15,9 @@ io_context::io_context(int concurrency_hint) : io_context(join_default{}, concur
 
 io_context::io_context(join_default, int concurrency_hint) {
   world* w = detail::current_world();
-  if (w == nullptr) {
+  // Every default context on the thread's default world holds it alive:
+  // the world dies with the last of them.
+  if (w == nullptr || detail::is_default_world(*w)) {
     w = &detail::acquire_default_world();
     holds_default_world_ = true;
   }
@@ -87,7 +89,7 @@ io_context::count_type io_context::run_for_ns(duration rel, count_type max) {
   detail::run_limits limits;
   limits.target = &state_;
   limits.target_max = max;
-  limits.deadline = rel <= duration::zero() ? core.now() : core.now() + rel;
+  limits.deadline = detail::deadline_after(core.now(), rel);
   return drive(limits);
 }
 
@@ -102,7 +104,9 @@ io_context::count_type io_context::poll_up_to(count_type max) {
     return 0;
   }
   if (state_.stopped) return 0;
-  return core.poll(state_, max);
+  const count_type n = core.poll(state_, max);
+  if (state_.work <= 0) core.stop_context(state_);  // Asio: out of work means stopped
+  return n;
 }
 
 void io_context::stop() {

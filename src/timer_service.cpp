@@ -26,8 +26,7 @@ std::int64_t current_local_ns() {
         "simasio: a simasio clock was read with no simasio::world alive on this thread. Create a "
         "simasio::world (or a simasio::io_context, which creates a default world) before reading "
         "simasio::steady_clock or simasio::system_clock.");
-  const context_state* ctx = core->current();
-  return host_local_ns(*core, ctx != nullptr ? ctx->host : nullptr);
+  return host_local_ns(*core, core->clock_host());
 }
 
 // ---- timer service --------------------------------------------------------------
@@ -174,21 +173,30 @@ std::int64_t timer_host_now(const timer_impl_base& impl) noexcept {
   return host_local_ns(*core, impl.ctx->host);
 }
 
-void sync_wait(timer_impl_base& impl, boost::system::error_code& ec,
-               const std::function<void(std::function<void(boost::system::error_code)>)>& start) {
+void sync_wait(timer_impl_base& impl, std::int64_t expiry_world_ns, boost::system::error_code& ec) {
   world_core* core = impl.ctx->core;
   if (core == nullptr) io_context::sim_core_of_orphan();
+  ec = {};
   if (core->running()) {
     ec = error::would_block;
     return;
   }
-  auto result = std::make_shared<std::optional<boost::system::error_code>>();
-  start([result](boost::system::error_code e) { *result = e; });
-  const std::function<bool()> done = [&result] { return result->has_value(); };
+  if (!impl.ctx->host->up) {
+    ec = error::host_down;
+    return;
+  }
+  // Like Asio's, a blocking wait just lets time pass until the expiry; it
+  // does not depend on the context being run (or stopped), nor on cancel().
   run_limits limits;
-  limits.until = &done;
-  core->run(limits);
-  ec = result->has_value() ? **result : boost::system::error_code(error::stalled);
+  if (expiry_world_ns < never_ns) limits.deadline = duration(expiry_world_ns);
+  while (core->now().count() < expiry_world_ns) {
+    const run_end end = core->run(limits).end;
+    if (end == run_end::stopped) continue;  // world::stop() from a handler: keep waiting
+    if (core->now().count() < expiry_world_ns) {
+      ec = error::stalled;  // a wait that never expires, and nothing left to run
+      return;
+    }
+  }
 }
 
 void throw_wait_error(const boost::system::error_code& ec, const char* kind) {

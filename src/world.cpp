@@ -76,13 +76,13 @@ std::size_t world::run() { return core_->run({}).handlers; }
 
 std::size_t world::run_for(duration d) {
   detail::run_limits limits;
-  limits.deadline = core_->now() + (d < duration::zero() ? duration::zero() : d);
+  limits.deadline = detail::deadline_after(core_->now(), d);
   return core_->run(limits).handlers;
 }
 
 bool world::run_until(std::function<bool()> done, duration timeout) {
   detail::run_limits limits;
-  limits.deadline = core_->now() + (timeout < duration::zero() ? duration::zero() : timeout);
+  limits.deadline = detail::deadline_after(core_->now(), timeout);
   limits.until = &done;
   return core_->run(limits).end == detail::run_end::done;
 }
@@ -114,7 +114,7 @@ void host::boot() {
   if (!boot_) return;
   detail::world_core& core = world_->sim_core();
   core.record(event_kind::boot, state_.id);
-  core.run_as(context().sim_state(), [this] { boot_(*this); });
+  core.run_as(state_, [this] { boot_(*this); });
 }
 
 void host::on_boot(std::function<void(host&)> boot_fn) {

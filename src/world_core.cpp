@@ -53,12 +53,16 @@ void world_core::attach(context_state& ctx, host_state& host, boost::asio::execu
 }
 
 void world_core::detach(context_state& ctx) noexcept {
+  // Stopped first, and drained from the live queue: destroying an operation
+  // may post another (a coroutine's cleanup does), which must not make the
+  // context runnable again.
+  ctx.stopped = true;
   make_unrunnable(ctx);
-  op_queue q(std::move(ctx.ready));
-  while (!q.empty()) {
-    q.pop()->destroy();
+  while (!ctx.ready.empty()) {
+    ctx.ready.pop()->destroy();
     --ctx.work;
   }
+  make_unrunnable(ctx);
   if (ctx.id < contexts_.size() && contexts_[ctx.id] == &ctx) contexts_[ctx.id] = nullptr;
   ctx.core = nullptr;
 }
@@ -99,8 +103,8 @@ void world_core::drop_host_work(host_state& host) noexcept {
   for (context_state* ctx : contexts_) {
     if (ctx == nullptr || ctx->host != &host) continue;
     make_unrunnable(*ctx);
-    op_queue q(std::move(ctx->ready));
-    while (!q.empty()) drop(*ctx, q.pop());
+    // The host is down, so whatever destroying these posts is dropped too.
+    while (!ctx->ready.empty()) drop(*ctx, ctx->ready.pop());
     for (pending_source* src : ctx->sources) src->abandon();
   }
 }
@@ -234,11 +238,12 @@ void world_core::run_step(std::size_t index) {
   struct step_guard {
     world_core& core;
     context_state& ctx;
+    context_state* saved;
     ~step_guard() {
-      core.current_ = nullptr;
+      core.current_ = saved;
       --ctx.work;
     }
-  } guard{*this, ctx};
+  } guard{*this, ctx, current_};
   current_ = &ctx;
   op->complete();
 }
@@ -257,6 +262,7 @@ run_result world_core::run(const run_limits& limits) {
     ~run_guard() {
       core.running_ = false;
       core.stop_requested_ = false;
+      core.pending_exception_ = nullptr;  // an exception already left this run
     }
   } guard{*this};
   check_escapes();
@@ -323,7 +329,10 @@ std::size_t world_core::poll(context_state& ctx, std::size_t max) {
   running_ = true;
   struct run_guard {
     world_core& core;
-    ~run_guard() { core.running_ = false; }
+    ~run_guard() {
+      core.running_ = false;
+      core.pending_exception_ = nullptr;
+    }
   } guard{*this};
   check_escapes();
   // Release what is due now; time does not move.
@@ -339,13 +348,13 @@ std::size_t world_core::poll(context_state& ctx, std::size_t max) {
   return n;
 }
 
-void world_core::run_as(context_state& ctx, const std::function<void()>& f) {
-  context_state* saved = current_;
-  current_ = &ctx;
+void world_core::run_as(host_state& host, const std::function<void()>& f) {
+  const host_state* saved = booting_;
+  booting_ = &host;
   struct restore {
     world_core& core;
-    context_state* saved;
-    ~restore() { core.current_ = saved; }
+    const host_state* saved;
+    ~restore() { core.booting_ = saved; }
   } guard{*this, saved};
   f();
 }

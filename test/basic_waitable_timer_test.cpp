@@ -164,6 +164,41 @@ BOOST_AUTO_TEST_CASE(sync_wait_inside_a_handler_fails_with_would_block) {
   BOOST_TEST(thrown.find("async_wait") != std::string::npos);
 }
 
+BOOST_AUTO_TEST_CASE(sync_wait_does_not_depend_on_the_context_running) {
+  simasio::world w;
+  simasio::io_context ioc;
+  ioc.run();  // nothing to do: stopped, as in Asio
+  BOOST_TEST(ioc.stopped());
+  simasio::steady_timer t(ioc, 1s);
+  t.wait();
+  BOOST_TEST((w.now() == duration(1s)));
+}
+
+BOOST_AUTO_TEST_CASE(sync_wait_on_a_crashed_host_fails_with_host_down) {
+  simasio::world w;
+  auto& a = w.add_host("a");
+  simasio::steady_timer t(a.context(), 1s);
+  a.crash();
+  boost::system::error_code ec;
+  t.wait(ec);
+  BOOST_TEST(ec == simasio::error::host_down);
+}
+
+BOOST_AUTO_TEST_CASE(sync_wait_in_a_boot_function_keeps_the_host_clock) {
+  simasio::world w;
+  auto& a = w.add_host("a");
+  a.set_clock(10s);
+  std::int64_t before = 0, after = 0;
+  a.on_boot([&](simasio::host& h) {
+    simasio::steady_timer t(h.context(), 1s);
+    before = simasio::steady_clock::now().time_since_epoch().count();
+    t.wait();
+    after = simasio::steady_clock::now().time_since_epoch().count();
+  });
+  BOOST_TEST(before == duration(10s).count());
+  BOOST_TEST(after == duration(11s).count());
+}
+
 BOOST_AUTO_TEST_CASE(system_timer_reads_the_virtual_wall_clock) {
   simasio::world w;
   simasio::io_context ioc;

@@ -1,12 +1,16 @@
 // io_context_test.cpp — run/poll/stop semantics, work counting, inline dispatch
 #include <simasio/simasio.hpp>
 
+#include <boost/asio/co_spawn.hpp>
 #include <boost/asio/defer.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/test/unit_test.hpp>
 
+#include <memory>
 #include <stdexcept>
 #include <vector>
 
@@ -211,6 +215,73 @@ BOOST_AUTO_TEST_CASE(legacy_strand_and_work_compile_and_serialise) {
   BOOST_REQUIRE(order.size() == 21u);
   for (int i = 0; i < 20; ++i) BOOST_TEST(order[static_cast<std::size_t>(i)] == i);
   BOOST_TEST(order.back() == 100);
+}
+
+BOOST_AUTO_TEST_CASE(destroying_a_context_with_queued_coroutines_is_clean) {
+  // Destroying the queued start of a coroutine posts its cleanup to the
+  // same context: that must not make the dying context runnable again.
+  simasio::world w;
+  auto& h = w.add_host("a");
+  {
+    simasio::io_context ctx(h);
+    asio::co_spawn(ctx, []() -> asio::awaitable<void> { co_return; }, asio::detached);
+    simasio::steady_timer t(ctx, 1s);
+    asio::co_spawn(ctx, [&t]() -> asio::awaitable<void> { co_await t.async_wait(asio::use_awaitable); },
+                   asio::detached);
+  }
+  BOOST_TEST(w.run() == 0u);
+  BOOST_TEST(!w.stalled());
+}
+
+BOOST_AUTO_TEST_CASE(the_default_world_lives_as_long_as_any_default_context) {
+  auto server = std::make_unique<simasio::io_context>();
+  simasio::io_context client;
+  simasio::world* shared = &client.get_world();
+  BOOST_TEST(&server->get_world() == shared);
+  server.reset();
+  simasio::steady_timer t(client, 2s);
+  t.wait();
+  BOOST_TEST((client.get_world().now() == simasio::duration(2s)));
+}
+
+BOOST_AUTO_TEST_CASE(poll_that_runs_out_of_work_stops_the_context_like_asio) {
+  simasio::world w;
+  simasio::io_context ioc;
+  int n = 0;
+  asio::post(ioc, [&] { ++n; });
+  BOOST_TEST(ioc.poll() == 1u);
+  BOOST_TEST(ioc.stopped());
+  asio::post(ioc, [&] { ++n; });
+  BOOST_TEST(ioc.poll() == 0u);  // as in Asio: restart() first
+  ioc.restart();
+  BOOST_TEST(ioc.poll() == 1u);
+  BOOST_TEST(n == 2);
+}
+
+BOOST_AUTO_TEST_CASE(an_exception_that_left_run_is_not_rethrown_later) {
+  simasio::world w;
+  simasio::io_context ioc;
+  asio::post(ioc, [&] {
+    asio::dispatch(ioc, [] { throw std::logic_error("captured"); });
+    throw std::runtime_error("direct");
+  });
+  BOOST_CHECK_THROW(ioc.run(), std::runtime_error);
+  ioc.restart();
+  asio::post(ioc, [] {});
+  BOOST_CHECK_NO_THROW(ioc.run());
+}
+
+BOOST_AUTO_TEST_CASE(run_for_saturates_huge_durations) {
+  simasio::world w;
+  simasio::io_context ioc;
+  simasio::steady_timer t(ioc, 3s);
+  bool fired = false;
+  t.async_wait([&](auto) { fired = true; });
+  w.run_for(1s);
+  BOOST_TEST(w.run_until([&] { return fired; }, simasio::duration::max()));
+  BOOST_TEST((w.now() == simasio::duration(3s)));
+  ioc.restart();
+  BOOST_TEST(ioc.run_for(std::chrono::hours::max()) == 0u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -21,8 +21,7 @@ namespace simasio {
 
 namespace detail {
 // Blocks the test body until a wait completes; fails inside a handler.
-void sync_wait(timer_impl_base& impl, boost::system::error_code& ec,
-               const std::function<void(std::function<void(boost::system::error_code)>)>& start);
+void sync_wait(timer_impl_base& impl, std::int64_t expiry_world_ns, boost::system::error_code& ec);
 [[noreturn]] void throw_wait_error(const boost::system::error_code& ec, const char* kind);
 // World time of a host-local expiry. @throws usage_error if the timer's
 // world is gone.
@@ -161,9 +160,7 @@ class basic_waitable_timer {
     if (ec) detail::throw_wait_error(ec, clock_traits::timer_name);
   }
   void wait(boost::system::error_code& ec) {
-    detail::sync_wait(impl_, ec, [this](std::function<void(boost::system::error_code)> done) {
-      async_wait(std::move(done));
-    });
+    detail::sync_wait(impl_, detail::timer_expiry_to_world(impl_, clock_traits::to_local(expiry_)), ec);
   }
 
   /// Starts an asynchronous wait for expiry.

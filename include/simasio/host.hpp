@@ -34,8 +34,8 @@ class host {
   io_context& context();
 
   /// Sets the boot function: it runs now if the host is up, and again after
-  /// every restart(). It runs as if on the host's default context, so clocks
-  /// read this host's time.
+  /// every restart(). Clocks read this host's time while it runs; it is not
+  /// a handler (like main(), a dispatch from it queues).
   void on_boot(std::function<void(host&)> boot);
 
   /// Takes the host down. process: every queued and pending handler of its

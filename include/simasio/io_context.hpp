@@ -2,6 +2,7 @@
 #ifndef SIMASIO_IO_CONTEXT_HPP
 #define SIMASIO_IO_CONTEXT_HPP
 
+#include <simasio/clock.hpp>
 #include <simasio/detail/op_memory.hpp>
 #include <simasio/detail/world_core.hpp>
 #include <simasio/error.hpp>
@@ -72,19 +73,27 @@ class io_context : public boost::asio::execution_context {
   /// Runs the world for at most @p rel_time of virtual time.
   template <typename Rep, typename Period>
   count_type run_for(const std::chrono::duration<Rep, Period>& rel_time) {
-    return run_for_ns(std::chrono::duration_cast<duration>(rel_time), max_count());
+    return run_for_ns(detail::saturating_ns(rel_time), max_count());
   }
-  /// Runs the world until @p abs_time (read on @p Clock) at the latest.
+  /// Runs the world until @p abs_time at the latest. @p Clock must be a
+  /// simasio clock: a deadline read on a real clock would differ from run
+  /// to run and break replay.
   template <typename Clock, typename Duration>
   count_type run_until(const std::chrono::time_point<Clock, Duration>& abs_time) {
+    static_assert(detail::sim_clock_traits<Clock>::value,
+                  "simasio::io_context::run_until needs a simasio clock time point (simasio::steady_clock or "
+                  "simasio::system_clock): a real clock's now() would make the run differ from seed to replay");
     return run_for(abs_time - Clock::now());
   }
   template <typename Rep, typename Period>
   count_type run_one_for(const std::chrono::duration<Rep, Period>& rel_time) {
-    return run_for_ns(std::chrono::duration_cast<duration>(rel_time), 1);
+    return run_for_ns(detail::saturating_ns(rel_time), 1);
   }
   template <typename Clock, typename Duration>
   count_type run_one_until(const std::chrono::time_point<Clock, Duration>& abs_time) {
+    static_assert(detail::sim_clock_traits<Clock>::value,
+                  "simasio::io_context::run_one_until needs a simasio clock time point (simasio::steady_clock "
+                  "or simasio::system_clock)");
     return run_one_for(abs_time - Clock::now());
   }
   /// Runs this context's ready handlers; virtual time does not move.

@@ -36,6 +36,7 @@ class running_scope {
 // default io_contexts created while no other world is alive.
 world& acquire_default_world();
 void release_default_world() noexcept;
+bool is_default_world(const world& w) noexcept;
 
 }  // namespace simasio::detail
 

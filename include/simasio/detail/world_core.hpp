@@ -55,6 +55,22 @@ struct context_state {
   timer_service* timers = nullptr;  // this context's timer service, once created
 };
 
+// now + d, saturating at duration::max() (which means "no deadline").
+inline duration deadline_after(duration now, duration d) noexcept {
+  if (d <= duration::zero()) return now;
+  if (d >= duration::max() - now) return duration::max();
+  return now + d;
+}
+
+// Any chrono duration as nanoseconds, negative as zero, too large as max().
+template <class Rep, class Period>
+duration saturating_ns(const std::chrono::duration<Rep, Period>& d) noexcept {
+  using D = std::chrono::duration<Rep, Period>;
+  if (d <= D::zero()) return duration::zero();
+  if (d >= std::chrono::duration_cast<D>(duration::max())) return duration::max();
+  return std::chrono::duration_cast<duration>(d);
+}
+
 // What ends a run besides running out of things to do.
 struct run_limits {
   duration deadline = duration::max();                   // virtual time limit
@@ -125,8 +141,11 @@ class world_core {
   void capture_exception() noexcept {
     if (!pending_exception_) pending_exception_ = std::current_exception();
   }
-  // Runs f as if on ctx (boot functions: clocks read that host's time).
-  void run_as(context_state& ctx, const std::function<void()>& f);
+  // Runs f with clocks reading host's time (boot functions). It is not a
+  // handler: dispatch from f queues, as it would from main().
+  void run_as(host_state& host, const std::function<void()>& f);
+  // The host whose clock simasio's clocks read now, or nullptr (world time).
+  const host_state* clock_host() const noexcept { return current_ != nullptr ? current_->host : booting_; }
 
   void always(std::string name, std::function<bool()> invariant);
 
@@ -188,6 +207,7 @@ class world_core {
   event_heap heap_;
   std::vector<timed_event*> batch_;  // events released together at one instant
   context_state* current_ = nullptr;
+  const host_state* booting_ = nullptr;
   std::exception_ptr pending_exception_;
   bool running_ = false;
   bool stop_requested_ = false;
