@@ -73,6 +73,10 @@ set(_replaced_by_simasio
   steady_timer
   system_timer
   high_resolution_timer
+  basic_socket
+  basic_stream_socket
+  basic_datagram_socket
+  basic_socket_acceptor
 )
 
 # ---------------------------------------------------------------------------

@@ -65,6 +65,14 @@ const char* to_string(event_kind k) noexcept {
     case event_kind::clock_set: return "clock_set";
     case event_kind::dropped: return "dropped";
     case event_kind::user: return "user";
+    case event_kind::net_send: return "net_send";
+    case event_kind::net_deliver: return "net_deliver";
+    case event_kind::net_drop: return "net_drop";
+    case event_kind::net_duplicate: return "net_duplicate";
+    case event_kind::net_fault: return "net_fault";
+    case event_kind::tcp_connect: return "tcp_connect";
+    case event_kind::tcp_reset: return "tcp_reset";
+    case event_kind::tcp_close: return "tcp_close";
   }
   return "unknown";
 }

@@ -5,6 +5,7 @@
 #include <simasio/detail/format.hpp>
 #include <simasio/error.hpp>
 #include <simasio/io_context.hpp>
+#include <simasio/net/net_core.hpp>
 
 #include <cmath>
 
@@ -12,7 +13,11 @@ namespace simasio {
 
 world::world(std::uint64_t seed) : world(world_options{.seed = seed}) {}
 
-world::world(world_options options) : core_(std::make_unique<detail::world_core>(options)) {
+world::world(world_options options)
+    : core_(std::make_unique<detail::world_core>(options)),
+      net_(std::make_unique<detail::net_core>(*core_)),
+      net_facade_(*net_) {
+  net_->default_link = core_->options().link;
   core_->host_namer = [this](std::uint32_t id) {
     return id < hosts_.size() ? hosts_[id]->name() : "#" + std::to_string(id);
   };
@@ -37,7 +42,9 @@ host& world::make_host(std::string name, boost::asio::ip::address address) {
                         "' is already used by host '" + h->name() + "'");
   }
   const auto id = static_cast<std::uint32_t>(hosts_.size());
+  const bool loopback = address.is_loopback();
   hosts_.push_back(std::unique_ptr<host>(new host(*this, id, std::move(name), address)));
+  net_->add_host(id, hosts_.back()->sim_state(), address, loopback);
   return *hosts_.back();
 }
 
@@ -125,15 +132,20 @@ void host::on_boot(std::function<void(host&)> boot_fn) {
 void host::crash(crash_kind kind) {
   if (!state_.up) return;
   state_.up = false;
+  state_.powered = kind != crash_kind::power;
   last_crash_ = kind;
   detail::world_core& core = world_->sim_core();
   core.record(event_kind::crash, state_.id, static_cast<std::uint64_t>(kind));
+  // Sockets first (the OS closes them, or the machine goes silent), then
+  // every handler of the dead process.
+  world_->sim_net().host_crashed(state_.id, kind == crash_kind::power);
   core.drop_host_work(state_);
 }
 
 void host::restart() {
   if (state_.up) crash(crash_kind::process);
   state_.up = true;
+  state_.powered = true;
   world_->sim_core().record(event_kind::restart, state_.id);
   boot();
 }

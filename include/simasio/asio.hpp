@@ -21,8 +21,16 @@
 #include <boost/asio/experimental/cancellation_condition.hpp>  // namespace experimental
 #include <boost/asio/spawn.hpp>  // spawn, basic_yield_context, yield_context
 
+#include <simasio/basic_datagram_socket.hpp>
+#include <simasio/basic_socket.hpp>
+#include <simasio/basic_socket_acceptor.hpp>
+#include <simasio/basic_stream_socket.hpp>
 #include <simasio/basic_waitable_timer.hpp>
+#include <simasio/connect.hpp>
 #include <simasio/io_context.hpp>
+#include <simasio/ip/basic_resolver.hpp>
+#include <simasio/ip/tcp.hpp>
+#include <simasio/ip/udp.hpp>
 
 namespace simasio::asio {
 
@@ -39,16 +47,22 @@ using simasio::system_timer;
 using simasio::high_resolution_timer;
 
 // ---------------------------------------------------------------------------
-// Replaced by the simulated network later; Asio's own until then.
+// Replaced by simasio: sockets run over the simulated network.
 
-using boost::asio::basic_socket;
-using boost::asio::basic_stream_socket;
-using boost::asio::basic_datagram_socket;
-using boost::asio::basic_socket_acceptor;
-using boost::asio::basic_signal_set;
-using boost::asio::signal_set;
+using simasio::basic_socket;
+using simasio::basic_stream_socket;
+using simasio::basic_datagram_socket;
+using simasio::basic_socket_acceptor;
+// Asio's connect/async_connect take Asio's own sockets; simasio's take
+// simasio's. Both overload sets are here, so either kind of socket works.
 using boost::asio::connect;
 using boost::asio::async_connect;
+using simasio::connect;
+using simasio::async_connect;
+
+// Replaced by the simulated network later; Asio's own until then.
+using boost::asio::basic_signal_set;
+using boost::asio::signal_set;
 
 // ---------------------------------------------------------------------------
 // Execution contexts and services.
@@ -433,13 +447,12 @@ using boost::asio::chrono::hours;
 namespace ip {
 
 // ---------------------------------------------------------------------------
-// Replaced by the simulated network later; Asio's own until then:
-// simasio::ip::tcp, simasio::ip::udp and simasio::ip::basic_resolver
-// will take these three places.
+// Replaced by simasio: the façades carry Asio's protocol and endpoint
+// types with simasio's socket, acceptor and resolver.
 
-using boost::asio::ip::tcp;
-using boost::asio::ip::udp;
-using boost::asio::ip::basic_resolver;
+using simasio::ip::tcp;
+using simasio::ip::udp;
+using simasio::ip::basic_resolver;
 
 // ---------------------------------------------------------------------------
 // Addresses, networks, endpoints and resolver results: Asio's own.

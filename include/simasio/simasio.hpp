@@ -8,6 +8,12 @@
 //   io_context.hpp                the drop-in io_context and its standard executor
 //   clock.hpp                     simasio::steady_clock / system_clock (virtual time)
 //   basic_waitable_timer.hpp      steady_timer, system_timer, high_resolution_timer
+//   net/network.hpp               world::net(): links, loss, partitions, holds
+//   basic_socket.hpp, basic_stream_socket.hpp, basic_datagram_socket.hpp,
+//   basic_socket_acceptor.hpp     simulated sockets with Asio's members
+//   ip/tcp.hpp, ip/udp.hpp        protocol façades; ip/basic_resolver.hpp resolves host names
+//   connect.hpp                   connect/async_connect over endpoint sequences
+//   net/net_core.hpp              the network engine: packets, TCP and UDP state
 //   asio.hpp                      namespace simasio::asio: Asio's names with simasio's objects
 //   check/check.hpp               check (seed sweeps) and replay
 //   random/rng.hpp, tape.hpp      our PRNG, range reduction, the choice tape
@@ -18,7 +24,14 @@
 #ifndef SIMASIO_SIMASIO_HPP
 #define SIMASIO_SIMASIO_HPP
 
+#include <simasio/basic_datagram_socket.hpp>
+#include <simasio/basic_socket_acceptor.hpp>
+#include <simasio/basic_stream_socket.hpp>
 #include <simasio/basic_waitable_timer.hpp>
+#include <simasio/connect.hpp>
+#include <simasio/ip/tcp.hpp>
+#include <simasio/ip/udp.hpp>
+#include <simasio/net/network.hpp>
 #include <simasio/check/check.hpp>
 #include <simasio/clock.hpp>
 #include <simasio/error.hpp>

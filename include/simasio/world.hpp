@@ -4,6 +4,7 @@
 
 #include <simasio/detail/world_core.hpp>
 #include <simasio/host.hpp>
+#include <simasio/net/network.hpp>
 #include <simasio/random/rng.hpp>
 #include <simasio/trace/trace.hpp>
 #include <simasio/world_options.hpp>
@@ -18,6 +19,10 @@
 #include <vector>
 
 namespace simasio {
+
+namespace detail {
+class net_core;
+}
 
 /// Everything of one simulated universe. One seed decides every scheduling
 /// choice, latency and fault, so the same seed replays the same run.
@@ -51,6 +56,9 @@ class world {
   host& localhost();
   /// All hosts in creation order.
   std::vector<host*> hosts() const;
+
+  /// The network: link settings and fault injection.
+  network& net() noexcept { return net_facade_; }
 
   /// Virtual time since the world began.
   duration now() const noexcept { return core_->now(); }
@@ -90,11 +98,15 @@ class world {
 
   /// Internal: the scheduler core.
   detail::world_core& sim_core() noexcept { return *core_; }
+  /// Internal: the network engine.
+  detail::net_core& sim_net() noexcept { return *net_; }
 
  private:
   host& make_host(std::string name, boost::asio::ip::address address);
 
   std::unique_ptr<detail::world_core> core_;
+  std::unique_ptr<detail::net_core> net_;  // destroyed after the hosts, before the core
+  network net_facade_;
   std::vector<std::unique_ptr<host>> hosts_;
   host* localhost_ = nullptr;
   std::uint32_t default_addresses_ = 0;

@@ -3,12 +3,16 @@
 #define SIMASIO_WORLD_OPTIONS_HPP
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 
 namespace simasio {
 
 /// Virtual time: an integer count of nanoseconds, never floating point.
 using duration = std::chrono::nanoseconds;
+
+class rng;
 
 /// How one direction of a link behaves (defaults for every pair of hosts).
 struct link_config {
@@ -16,6 +20,9 @@ struct link_config {
   duration max_latency{std::chrono::milliseconds(10)};  ///< slowest delivery (uniform between)
   double loss = 0.0;       ///< probability a datagram is lost (TCP: retransmission delay)
   double duplicate = 0.0;  ///< probability a datagram is delivered twice (UDP only)
+  /// Optional latency distribution replacing the uniform [min, max]; draw
+  /// only from the rng it is given (the network's sub-stream).
+  std::function<duration(rng&)> latency;
 };
 
 /// How the scheduler picks the next handler among runnable contexts.

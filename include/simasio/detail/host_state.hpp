@@ -10,6 +10,7 @@ namespace simasio::detail {
 struct host_state {
   std::uint32_t id = 0;  // creation order in its world
   bool up = true;
+  bool powered = true;  // false after a power cut: the machine is silent on the network
   std::int64_t offset_ns = 0;  // host clock = world time + offset + drift
   std::int64_t drift_ppb = 0;  // parts per billion; > -1e9
   std::string name;

@@ -22,6 +22,14 @@ enum class event_kind : std::uint8_t {
   clock_set = 6,     ///< a host's clock changed: a = offset ns, b = drift ppb
   dropped = 7,       ///< work was dropped because its host is down: a = context id
   user = 8,          ///< world::note(): a = user value
+  net_send = 9,      ///< a packet left a host: a = packet seq, b = destination host
+  net_deliver = 10,  ///< a packet arrived: a = packet seq, b = bytes
+  net_drop = 11,     ///< a packet was lost (loss, partition, power-off, no socket): a = packet seq, b = reason
+  net_duplicate = 12,  ///< a datagram was duplicated: a = packet seq of the copy
+  net_fault = 13,    ///< the topology changed: a = fault_kind, b = other host
+  tcp_connect = 14,  ///< a TCP connection was established: a = connection id
+  tcp_reset = 15,    ///< a TCP socket failed: a = connection id, b = error value
+  tcp_close = 16,    ///< a TCP socket closed: a = connection id, b = 1 if abortive
 };
 
 /// Lower-case name of a kind ("handler", "time_advance", ...).

@@ -1,0 +1,254 @@
+// simasio/basic_socket_acceptor.hpp — a simulated listening TCP socket
+#ifndef SIMASIO_BASIC_SOCKET_ACCEPTOR_HPP
+#define SIMASIO_BASIC_SOCKET_ACCEPTOR_HPP
+
+#include <simasio/basic_socket.hpp>
+#include <simasio/basic_stream_socket.hpp>
+
+namespace simasio {
+
+/// Asio's `basic_socket_acceptor` over the simulated network: open, bind,
+/// listen (with a backlog: SYNs beyond it are dropped and retried by the
+/// client), accept and async_accept in Asio's forms (into a socket, and
+/// move-accept returning a new socket).
+template <typename Protocol, typename Executor = boost::asio::any_io_executor>
+class basic_socket_acceptor : public boost::asio::socket_base {
+  using socket_type = basic_socket<Protocol, Executor>;
+
+ public:
+  using executor_type = Executor;
+  template <typename Executor1>
+  struct rebind_executor {
+    using other = basic_socket_acceptor<Protocol, Executor1>;
+  };
+  using native_handle_type = std::uint64_t;
+  using protocol_type = Protocol;
+  using endpoint_type = typename Protocol::endpoint;
+
+  explicit basic_socket_acceptor(const executor_type& ex) : sock_(ex) {}
+  template <typename ExecutionContext,
+            typename = std::enable_if_t<std::is_convertible_v<ExecutionContext&, boost::asio::execution_context&>>>
+  explicit basic_socket_acceptor(ExecutionContext& ctx) : sock_(ctx) {}
+  basic_socket_acceptor(const executor_type& ex, const protocol_type& protocol) : sock_(ex, protocol) {}
+  template <typename ExecutionContext,
+            typename = std::enable_if_t<std::is_convertible_v<ExecutionContext&, boost::asio::execution_context&>>>
+  basic_socket_acceptor(ExecutionContext& ctx, const protocol_type& protocol) : sock_(ctx, protocol) {}
+  /// Opens, sets reuse_address (if asked), binds and listens, like Asio's.
+  basic_socket_acceptor(const executor_type& ex, const endpoint_type& endpoint, bool reuse_addr = true)
+      : sock_(ex) {
+    setup(endpoint, reuse_addr);
+  }
+  template <typename ExecutionContext,
+            typename = std::enable_if_t<std::is_convertible_v<ExecutionContext&, boost::asio::execution_context&>>>
+  basic_socket_acceptor(ExecutionContext& ctx, const endpoint_type& endpoint, bool reuse_addr = true)
+      : sock_(ctx) {
+    setup(endpoint, reuse_addr);
+  }
+  basic_socket_acceptor(basic_socket_acceptor&&) noexcept = default;
+  basic_socket_acceptor& operator=(basic_socket_acceptor&&) noexcept = default;
+  template <typename Executor1, typename = std::enable_if_t<std::is_convertible_v<Executor1, Executor>>>
+  basic_socket_acceptor(basic_socket_acceptor<Protocol, Executor1>&& other) noexcept : sock_(std::move(other.sock_)) {}
+  ~basic_socket_acceptor() = default;
+
+  executor_type get_executor() noexcept { return sock_.get_executor(); }
+
+  void open(const protocol_type& protocol = protocol_type()) { sock_.open(protocol); }
+  void open(const protocol_type& protocol, boost::system::error_code& ec) { sock_.open(protocol, ec); }
+  bool is_open() const noexcept { return sock_.is_open(); }
+  void bind(const endpoint_type& endpoint) { sock_.bind(endpoint); }
+  void bind(const endpoint_type& endpoint, boost::system::error_code& ec) { sock_.bind(endpoint, ec); }
+  void listen(int backlog = socket_base::max_listen_connections) {
+    boost::system::error_code ec;
+    listen(backlog, ec);
+    detail::throw_socket_error(ec, "listen");
+  }
+  void listen(int backlog, boost::system::error_code& ec) { ec = sock_.net().listen(sock_.state(), backlog); }
+  void close() { sock_.close(); }
+  void close(boost::system::error_code& ec) { sock_.close(ec); }
+  void cancel() { sock_.cancel(); }
+  void cancel(boost::system::error_code& ec) { sock_.cancel(ec); }
+  template <typename Option>
+  void set_option(const Option& option) {
+    sock_.set_option(option);
+  }
+  template <typename Option>
+  void set_option(const Option& option, boost::system::error_code& ec) {
+    sock_.set_option(option, ec);
+  }
+  template <typename Option>
+  void get_option(Option& option) const {
+    sock_.get_option(option);
+  }
+  template <typename Option>
+  void get_option(Option& option, boost::system::error_code& ec) const {
+    sock_.get_option(option, ec);
+  }
+  bool non_blocking() const noexcept { return sock_.non_blocking(); }
+  void non_blocking(bool mode) { sock_.non_blocking(mode); }
+  void non_blocking(bool mode, boost::system::error_code& ec) { sock_.non_blocking(mode, ec); }
+  endpoint_type local_endpoint() const { return sock_.local_endpoint(); }
+  endpoint_type local_endpoint(boost::system::error_code& ec) const { return sock_.local_endpoint(ec); }
+  native_handle_type native_handle() noexcept { return sock_.native_handle(); }
+  void wait(wait_type w) { sock_.wait(w); }
+  void wait(wait_type w, boost::system::error_code& ec) { sock_.wait(w, ec); }
+  template <typename WaitToken = boost::asio::default_completion_token_t<executor_type>>
+  auto async_wait(wait_type w, WaitToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
+    return sock_.async_wait(w, std::forward<WaitToken>(token));
+  }
+
+  // ---- accept into a socket --------------------------------------------------
+  template <typename Protocol1, typename Executor1>
+  void accept(basic_socket<Protocol1, Executor1>& peer) {
+    boost::system::error_code ec;
+    accept(peer, ec);
+    detail::throw_socket_error(ec, "accept");
+  }
+  template <typename Protocol1, typename Executor1>
+  void accept(basic_socket<Protocol1, Executor1>& peer, boost::system::error_code& ec) {
+    accept_sync(peer, nullptr, ec);
+  }
+  template <typename Protocol1, typename Executor1>
+  void accept(basic_socket<Protocol1, Executor1>& peer, endpoint_type& peer_endpoint) {
+    boost::system::error_code ec;
+    accept_sync(peer, &peer_endpoint, ec);
+    detail::throw_socket_error(ec, "accept");
+  }
+  template <typename Protocol1, typename Executor1>
+  void accept(basic_socket<Protocol1, Executor1>& peer, endpoint_type& peer_endpoint, boost::system::error_code& ec) {
+    accept_sync(peer, &peer_endpoint, ec);
+  }
+
+  /// @par Completion Signature
+  /// @code void(boost::system::error_code) @endcode
+  template <typename Protocol1, typename Executor1,
+            typename AcceptToken = boost::asio::default_completion_token_t<executor_type>>
+  auto async_accept(basic_socket<Protocol1, Executor1>& peer,
+                    AcceptToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
+    return async_accept_into(peer, nullptr, std::forward<AcceptToken>(token));
+  }
+  template <typename Protocol1, typename Executor1,
+            typename AcceptToken = boost::asio::default_completion_token_t<executor_type>>
+  auto async_accept(basic_socket<Protocol1, Executor1>& peer, endpoint_type& peer_endpoint,
+                    AcceptToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
+    return async_accept_into(peer, &peer_endpoint, std::forward<AcceptToken>(token));
+  }
+
+  // ---- move-accept: a new socket on this acceptor's executor (or another) ----
+  basic_stream_socket<Protocol, Executor> accept() {
+    basic_stream_socket<Protocol, Executor> peer(sock_.get_executor());
+    accept(peer);
+    return peer;
+  }
+  basic_stream_socket<Protocol, Executor> accept(boost::system::error_code& ec) {
+    basic_stream_socket<Protocol, Executor> peer(sock_.get_executor());
+    accept(peer, ec);
+    return peer;
+  }
+  template <typename ExecutionContext,
+            typename = std::enable_if_t<std::is_convertible_v<ExecutionContext&, boost::asio::execution_context&>>>
+  auto accept(ExecutionContext& ctx) {
+    basic_stream_socket<Protocol, typename ExecutionContext::executor_type> peer(ctx);
+    accept(peer);
+    return peer;
+  }
+
+  /// @par Completion Signature
+  /// @code void(boost::system::error_code, basic_stream_socket<Protocol, Executor>) @endcode
+  template <typename MoveAcceptToken = boost::asio::default_completion_token_t<executor_type>>
+  auto async_accept(MoveAcceptToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
+    return async_move_accept<basic_stream_socket<Protocol, Executor>>(sock_.get_executor(),
+                                                                      std::forward<MoveAcceptToken>(token));
+  }
+  template <typename Executor1, typename MoveAcceptToken = boost::asio::default_completion_token_t<executor_type>,
+            typename = std::enable_if_t<boost::asio::execution::is_executor<Executor1>::value ||
+                                        boost::asio::is_executor<Executor1>::value>>
+  auto async_accept(const Executor1& ex,
+                    MoveAcceptToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
+    return async_move_accept<basic_stream_socket<Protocol, Executor1>>(ex, std::forward<MoveAcceptToken>(token));
+  }
+  template <typename ExecutionContext, typename MoveAcceptToken = boost::asio::default_completion_token_t<executor_type>,
+            typename = std::enable_if_t<std::is_convertible_v<ExecutionContext&, boost::asio::execution_context&>>>
+  auto async_accept(ExecutionContext& ctx,
+                    MoveAcceptToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
+    return async_move_accept<basic_stream_socket<Protocol, typename ExecutionContext::executor_type>>(
+        ctx.get_executor(), std::forward<MoveAcceptToken>(token));
+  }
+
+ private:
+  template <typename, typename>
+  friend class basic_socket_acceptor;
+
+  void setup(const endpoint_type& endpoint, bool reuse_addr) {
+    open(endpoint.protocol());
+    if (reuse_addr) set_option(socket_base::reuse_address(true));
+    bind(endpoint);
+    listen();
+  }
+
+  template <typename Peer>
+  static void prepare_accept(detail::sock_op& op, Peer& peer, endpoint_type* peer_endpoint) {
+    op.accept_into_ = &peer.state();
+    op.sender_ = peer_endpoint;
+    op.write_sender_ = [](void* target, const detail::net_endpoint& from) {
+      *static_cast<endpoint_type*>(target) = detail::from_net<endpoint_type>(from);
+    };
+  }
+
+  template <typename Peer>
+  void accept_sync(Peer& peer, endpoint_type* peer_endpoint, boost::system::error_code& ec) {
+    if (peer.is_open()) {
+      ec = boost::asio::error::already_open;
+      return;
+    }
+    ec = detail::run_sync(*sock_.service_, [&](auto done) {
+           detail::start_socket_op<detail::completes_with::ec_bytes>(
+               *sock_.service_, sock_.state(), std::move(done), sock_.ex_, detail::sock_op::kind::accept,
+               [&](detail::sock_op& op) {
+                 op.direct_ = true;
+                 prepare_accept(op, peer, peer_endpoint);
+               });
+         }).first;
+  }
+
+  template <typename Peer, typename Token>
+  auto async_accept_into(Peer& peer, endpoint_type* peer_endpoint, Token&& token) {
+    return boost::asio::async_initiate<Token, void(boost::system::error_code)>(
+        [this](auto&& handler, Peer* peer, endpoint_type* peer_endpoint) {
+          const bool already_open = peer->is_open();
+          detail::start_socket_op<detail::completes_with::ec>(
+              *sock_.service_, sock_.state(), std::forward<decltype(handler)>(handler), sock_.ex_,
+              detail::sock_op::kind::accept,
+              [&](detail::sock_op& op) {
+                if (!already_open) prepare_accept(op, *peer, peer_endpoint);  // else: already_open
+              });
+        },
+        token, &peer, peer_endpoint);
+  }
+
+  template <typename PeerSocket, typename PeerExecutor, typename Token>
+  auto async_move_accept(const PeerExecutor& ex, Token&& token) {
+    return boost::asio::async_initiate<Token, void(boost::system::error_code, PeerSocket)>(
+        [this](auto&& handler, const PeerExecutor& ex) {
+          using handler_type = std::decay_t<decltype(handler)>;
+          using op_type = detail::socket_op<handler_type, executor_type, detail::completes_with::ec_peer, PeerSocket>;
+          (void)sizeof(op_type);
+          detail::start_socket_op<detail::completes_with::ec_peer, PeerSocket>(
+              *sock_.service_, sock_.state(), std::forward<decltype(handler)>(handler), sock_.ex_,
+              detail::sock_op::kind::accept, [&](detail::sock_op& base) {
+                auto& op = static_cast<op_type&>(base);
+                op.peer_.emplace(ex);
+                prepare_accept(op, *op.peer_, nullptr);
+              });
+        },
+        token, ex);
+  }
+
+  struct socket_access : socket_type {
+    using socket_type::socket_type;
+  };
+  socket_access sock_;
+};
+
+}  // namespace simasio
+
+#endif  // SIMASIO_BASIC_SOCKET_ACCEPTOR_HPP

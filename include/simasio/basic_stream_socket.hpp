@@ -1,0 +1,166 @@
+// simasio/basic_stream_socket.hpp — a simulated TCP socket with Asio's stream members
+#ifndef SIMASIO_BASIC_STREAM_SOCKET_HPP
+#define SIMASIO_BASIC_STREAM_SOCKET_HPP
+
+#include <simasio/basic_socket.hpp>
+
+namespace simasio {
+
+/// Asio's `basic_stream_socket` over the simulated network.
+///
+/// Bytes are never lost, duplicated or reordered while the connection
+/// lives; loss shows as retransmission delay. Writes may be accepted
+/// partially and reads return whatever has arrived, in seeded segment sizes,
+/// so framing bugs surface.
+///
+/// @par Completion Signature
+/// @code void(boost::system::error_code, std::size_t) @endcode
+/// eof after the peer's graceful close, connection_reset after an abortive
+/// one (or a crashed peer's reset), timed_out when retransmission gives up.
+///
+/// @par Per-Operation Cancellation
+/// terminal, partial and total cancellation complete with operation_aborted;
+/// the socket stays usable.
+template <typename Protocol, typename Executor = boost::asio::any_io_executor>
+class basic_stream_socket : public basic_socket<Protocol, Executor> {
+  using base = basic_socket<Protocol, Executor>;
+
+ public:
+  using typename base::endpoint_type;
+  using typename base::executor_type;
+  using typename base::protocol_type;
+  template <typename Executor1>
+  struct rebind_executor {
+    using other = basic_stream_socket<Protocol, Executor1>;
+  };
+  using base::base;
+  basic_stream_socket(basic_stream_socket&&) noexcept = default;
+  basic_stream_socket& operator=(basic_stream_socket&&) noexcept = default;
+  template <typename Executor1, typename = std::enable_if_t<std::is_convertible_v<Executor1, Executor>>>
+  basic_stream_socket(basic_stream_socket<Protocol, Executor1>&& other) noexcept : base(std::move(other)) {}
+  ~basic_stream_socket() = default;
+
+  template <typename ConstBufferSequence>
+  std::size_t write_some(const ConstBufferSequence& buffers) {
+    boost::system::error_code ec;
+    const std::size_t n = write_some(buffers, ec);
+    detail::throw_socket_error(ec, "write_some");
+    return n;
+  }
+  template <typename ConstBufferSequence>
+  std::size_t write_some(const ConstBufferSequence& buffers, boost::system::error_code& ec) {
+    return sync(detail::sock_op::kind::write, buffers, 0, ec);
+  }
+  template <typename ConstBufferSequence>
+  std::size_t send(const ConstBufferSequence& buffers) {
+    return write_some(buffers);
+  }
+  template <typename ConstBufferSequence>
+  std::size_t send(const ConstBufferSequence& buffers, boost::asio::socket_base::message_flags flags) {
+    boost::system::error_code ec;
+    const std::size_t n = send(buffers, flags, ec);
+    detail::throw_socket_error(ec, "send");
+    return n;
+  }
+  template <typename ConstBufferSequence>
+  std::size_t send(const ConstBufferSequence& buffers, boost::asio::socket_base::message_flags flags,
+                   boost::system::error_code& ec) {
+    return sync(detail::sock_op::kind::write, buffers, flags, ec);
+  }
+
+  template <typename MutableBufferSequence>
+  std::size_t read_some(const MutableBufferSequence& buffers) {
+    boost::system::error_code ec;
+    const std::size_t n = read_some(buffers, ec);
+    detail::throw_socket_error(ec, "read_some");
+    return n;
+  }
+  template <typename MutableBufferSequence>
+  std::size_t read_some(const MutableBufferSequence& buffers, boost::system::error_code& ec) {
+    return sync(detail::sock_op::kind::read, buffers, 0, ec);
+  }
+  template <typename MutableBufferSequence>
+  std::size_t receive(const MutableBufferSequence& buffers) {
+    return read_some(buffers);
+  }
+  template <typename MutableBufferSequence>
+  std::size_t receive(const MutableBufferSequence& buffers, boost::asio::socket_base::message_flags flags) {
+    boost::system::error_code ec;
+    const std::size_t n = receive(buffers, flags, ec);
+    detail::throw_socket_error(ec, "receive");
+    return n;
+  }
+  template <typename MutableBufferSequence>
+  std::size_t receive(const MutableBufferSequence& buffers, boost::asio::socket_base::message_flags flags,
+                      boost::system::error_code& ec) {
+    return sync(detail::sock_op::kind::read, buffers, flags, ec);
+  }
+
+  template <typename ConstBufferSequence,
+            typename WriteToken = boost::asio::default_completion_token_t<executor_type>>
+  auto async_write_some(const ConstBufferSequence& buffers,
+                        WriteToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
+    return async_io(detail::sock_op::kind::write, buffers, 0, std::forward<WriteToken>(token));
+  }
+  template <typename ConstBufferSequence, typename WriteToken = boost::asio::default_completion_token_t<executor_type>>
+  auto async_send(const ConstBufferSequence& buffers,
+                  WriteToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
+    return async_io(detail::sock_op::kind::write, buffers, 0, std::forward<WriteToken>(token));
+  }
+  template <typename ConstBufferSequence, typename WriteToken = boost::asio::default_completion_token_t<executor_type>>
+  auto async_send(const ConstBufferSequence& buffers, boost::asio::socket_base::message_flags flags,
+                  WriteToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
+    return async_io(detail::sock_op::kind::write, buffers, flags, std::forward<WriteToken>(token));
+  }
+  template <typename MutableBufferSequence,
+            typename ReadToken = boost::asio::default_completion_token_t<executor_type>>
+  auto async_read_some(const MutableBufferSequence& buffers,
+                       ReadToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
+    return async_io(detail::sock_op::kind::read, buffers, 0, std::forward<ReadToken>(token));
+  }
+  template <typename MutableBufferSequence, typename ReadToken = boost::asio::default_completion_token_t<executor_type>>
+  auto async_receive(const MutableBufferSequence& buffers,
+                     ReadToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
+    return async_io(detail::sock_op::kind::read, buffers, 0, std::forward<ReadToken>(token));
+  }
+  template <typename MutableBufferSequence, typename ReadToken = boost::asio::default_completion_token_t<executor_type>>
+  auto async_receive(const MutableBufferSequence& buffers, boost::asio::socket_base::message_flags flags,
+                     ReadToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
+    return async_io(detail::sock_op::kind::read, buffers, flags, std::forward<ReadToken>(token));
+  }
+
+ private:
+  template <typename Buffers>
+  std::size_t sync(detail::sock_op::kind kind, const Buffers& buffers, boost::asio::socket_base::message_flags flags,
+                   boost::system::error_code& ec) {
+    auto r = detail::run_sync(*this->service_, [&](auto done) {
+      detail::start_socket_op<detail::completes_with::ec_bytes>(
+          *this->service_, this->state(), std::move(done), this->ex_, kind, [&](detail::sock_op& op) {
+            op.direct_ = true;
+            op.capture(buffers);
+            op.peek_ = (flags & boost::asio::socket_base::message_peek) != 0;
+          });
+    });
+    ec = r.first;
+    return r.second;
+  }
+
+  template <typename Buffers, typename Token>
+  auto async_io(detail::sock_op::kind kind, const Buffers& buffers, boost::asio::socket_base::message_flags flags,
+                Token&& token) {
+    return boost::asio::async_initiate<Token, void(boost::system::error_code, std::size_t)>(
+        [this, kind, flags](auto&& handler, const Buffers& buffers) {
+          detail::start_socket_op<detail::completes_with::ec_bytes>(
+              *this->service_, this->state(), std::forward<decltype(handler)>(handler), this->ex_, kind,
+              [&](detail::sock_op& op) {
+                op.capture(buffers);
+                op.peek_ = (flags & boost::asio::socket_base::message_peek) != 0;
+              });
+        },
+        token, buffers);
+  }
+};
+
+}  // namespace simasio
+
+#endif  // SIMASIO_BASIC_STREAM_SOCKET_HPP

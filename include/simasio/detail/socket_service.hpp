@@ -1,0 +1,154 @@
+// simasio/detail/socket_service.hpp — sockets of one io_context, their operations and sync calls
+#ifndef SIMASIO_DETAIL_SOCKET_SERVICE_HPP
+#define SIMASIO_DETAIL_SOCKET_SERVICE_HPP
+
+#include <simasio/detail/handler_work.hpp>
+#include <simasio/detail/op_memory.hpp>
+#include <simasio/detail/sim_context.hpp>
+#include <simasio/detail/world_core.hpp>
+#include <simasio/error.hpp>
+#include <simasio/io_context.hpp>
+#include <simasio/net/net_core.hpp>
+#include <simasio/net/socket_state.hpp>
+
+#include <boost/asio/associated_allocator.hpp>
+#include <boost/asio/associated_cancellation_slot.hpp>
+#include <boost/asio/cancellation_type.hpp>
+#include <boost/asio/error.hpp>
+#include <boost/asio/execution_context.hpp>
+#include <boost/asio/ip/basic_endpoint.hpp>
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+namespace simasio::detail {
+
+// The sockets of one io_context: creates their network state, and is how a
+// crash or a shutdown reaches their pending operations.
+class socket_service final : public boost::asio::execution_context::service, public pending_source {
+ public:
+  using key_type = socket_service;
+  inline static boost::asio::execution_context::id id;
+
+  explicit socket_service(boost::asio::execution_context& ctx);
+  ~socket_service() override;
+
+  static socket_service& of(io_context& ctx) { return boost::asio::use_service<socket_service>(ctx); }
+
+  // The world's network, or nullptr once the world is gone.
+  net_core* net() const noexcept { return net_; }
+  net_core& net_checked() const;
+  context_state& ctx() const noexcept { return *ctx_; }
+
+  socket_state& create(transport proto);
+  void destroy(socket_state& s) noexcept;
+
+  boost::system::error_code set_option(socket_state& s, int level, int name, const void* data, std::size_t size);
+  boost::system::error_code get_option(const socket_state& s, int level, int name, void* data, std::size_t& size) const;
+
+  void abandon() noexcept override;
+  void describe(std::vector<std::string>& out) const override;
+
+ private:
+  void shutdown() override;
+  context_state* ctx_;
+  net_core* net_;
+};
+
+// Endpoint conversions between Asio's typed endpoints and the network's.
+template <class Endpoint>
+net_endpoint to_net(const Endpoint& ep) {
+  return net_endpoint{ep.address(), ep.port()};
+}
+template <class Endpoint>
+Endpoint from_net(const net_endpoint& ep) {
+  return Endpoint(ep.address, ep.port);
+}
+
+// A socket operation with its handler. Completion is (ec, bytes), (ec), or
+// (ec, peer socket) for the move-accept form.
+enum class completes_with { ec, ec_bytes, ec_peer };
+
+template <class Handler, class IoExecutor, completes_with Shape, class Peer = int>
+class socket_op final : public sock_op {
+ public:
+  template <class H>
+  socket_op(H&& h, const IoExecutor& io_ex, const context_state& ctx, world_core& core)
+      : sock_op(&do_complete), handler_(std::forward<H>(h)), work_(handler_, io_ex, ctx), core_(&core) {}
+
+  Handler handler_;
+  std::optional<Peer> peer_;  // ec_peer: the socket the connection is accepted into
+
+ private:
+  static void do_complete(operation* base, bool invoke) {
+    auto* o = static_cast<socket_op*>(base);
+    if (o->slot_.is_connected()) o->slot_.clear();
+    auto alloc = boost::asio::get_associated_allocator(o->handler_);
+    Handler handler(std::move(o->handler_));
+    handler_work<Handler, IoExecutor> work(std::move(o->work_));
+    const boost::system::error_code ec = o->ec_;
+    const std::size_t bytes = o->bytes_;
+    std::optional<Peer> peer(std::move(o->peer_));
+    delete_op(o, *o->core_, alloc);
+    if (!invoke) return;
+    if constexpr (Shape == completes_with::ec) work.complete(handler, ec);
+    else if constexpr (Shape == completes_with::ec_bytes) work.complete(handler, ec, bytes);
+    else work.complete(handler, ec, std::move(*peer));
+  }
+
+  handler_work<Handler, IoExecutor> work_;
+  world_core* core_;
+};
+
+struct socket_op_cancellation {
+  net_core* net;
+  sock_op* op;
+  void operator()(boost::asio::cancellation_type_t type) const {
+    using ct = boost::asio::cancellation_type;
+    if ((type & (ct::terminal | ct::partial | ct::total)) != ct::none) net->cancel_op(*op);
+  }
+};
+
+// Allocates an operation for a handler, counts it as work, hooks up
+// per-operation cancellation, lets `setup` fill it in, and starts it.
+template <completes_with Shape, class Peer = int, class Handler, class IoExecutor, class Setup>
+void start_socket_op(socket_service& svc, socket_state& s, Handler&& handler, const IoExecutor& io_ex,
+                     sock_op::kind kind, Setup&& setup) {
+  context_state& ctx = svc.ctx();
+  net_core& net = svc.net_checked();
+  world_core& core = *ctx.core;
+  using op_type = socket_op<std::decay_t<Handler>, IoExecutor, Shape, Peer>;
+  auto alloc = boost::asio::get_associated_allocator(handler);
+  op_type* op = new_op<op_type>(core, alloc, std::forward<Handler>(handler), io_ex, ctx, core);
+  op->kind_ = kind;
+  setup(*op);
+  core.work_started(ctx);
+  if (!ctx.host->up) {
+    core.drop(ctx, op);
+    return;
+  }
+  auto slot = boost::asio::get_associated_cancellation_slot(op->handler_);
+  if (slot.is_connected()) {
+    op->slot_ = slot;
+    slot.template emplace<socket_op_cancellation>(socket_op_cancellation{&net, op});
+  }
+  net.start(s, *op);
+}
+
+// Runs a synchronous operation from the test body: starts it, then drives
+// the world until it completes. Inside a handler it fails with would_block.
+std::pair<boost::system::error_code, std::size_t> run_sync(
+    socket_service& svc, const std::function<void(std::function<void(boost::system::error_code, std::size_t)>)>& start);
+
+// Throws a system_error for a failed synchronous socket call, with a
+// message naming a blocking call inside a handler when that was the cause.
+void throw_socket_error(const boost::system::error_code& ec, const char* what);
+
+}  // namespace simasio::detail
+
+#endif  // SIMASIO_DETAIL_SOCKET_SERVICE_HPP

@@ -1,0 +1,156 @@
+// simasio/ip/basic_resolver.hpp — name resolution against the world's hosts
+#ifndef SIMASIO_IP_BASIC_RESOLVER_HPP
+#define SIMASIO_IP_BASIC_RESOLVER_HPP
+
+#include <simasio/detail/socket_service.hpp>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/async_result.hpp>
+#include <boost/asio/bind_executor.hpp>
+#include <boost/asio/ip/basic_resolver_results.hpp>
+#include <boost/asio/ip/resolver_base.hpp>
+#include <boost/asio/post.hpp>
+
+#include <string>
+#include <string_view>
+
+namespace simasio::ip {
+
+namespace detail {
+// The address of host name `host` as seen from `from_host` ("localhost" and
+// numeric addresses included), or an error (host_not_found).
+boost::system::error_code lookup(simasio::detail::net_core& net, std::uint32_t from_host, std::string_view host,
+                                 boost::asio::ip::address& out);
+// A service name or number as a port (service_not_found when unknown).
+boost::system::error_code lookup_service(std::string_view service, std::uint16_t& port);
+}  // namespace detail
+
+/// Asio's `basic_resolver` over the world: resolves the names of the
+/// world's hosts, "localhost" and numeric addresses, and returns Asio's own
+/// `results_type`. Unknown names fail with host_not_found. Resolution is
+/// instant in virtual time; the asynchronous form still completes through
+/// the executor, never inline.
+template <typename InternetProtocol, typename Executor = boost::asio::any_io_executor>
+class basic_resolver : public boost::asio::ip::resolver_base {
+ public:
+  using executor_type = Executor;
+  template <typename Executor1>
+  struct rebind_executor {
+    using other = basic_resolver<InternetProtocol, Executor1>;
+  };
+  using protocol_type = InternetProtocol;
+  using endpoint_type = typename InternetProtocol::endpoint;
+  using results_type = boost::asio::ip::basic_resolver_results<InternetProtocol>;
+
+  explicit basic_resolver(const executor_type& ex) : ex_(ex) { init(); }
+  template <typename ExecutionContext,
+            typename = std::enable_if_t<std::is_convertible_v<ExecutionContext&, boost::asio::execution_context&>>>
+  explicit basic_resolver(ExecutionContext& ctx) : ex_(ctx.get_executor()) {
+    init();
+  }
+  basic_resolver(basic_resolver&&) noexcept = default;
+  basic_resolver& operator=(basic_resolver&&) noexcept = default;
+
+  executor_type get_executor() noexcept { return ex_; }
+  void cancel() {}
+
+  results_type resolve(std::string_view host, std::string_view service) {
+    boost::system::error_code ec;
+    results_type r = resolve(host, service, ec);
+    simasio::detail::throw_socket_error(ec, "resolve");
+    return r;
+  }
+  results_type resolve(std::string_view host, std::string_view service, boost::system::error_code& ec) {
+    return resolve(host, service, flags(), ec);
+  }
+  results_type resolve(std::string_view host, std::string_view service, flags f) {
+    boost::system::error_code ec;
+    results_type r = resolve(host, service, f, ec);
+    simasio::detail::throw_socket_error(ec, "resolve");
+    return r;
+  }
+  results_type resolve(std::string_view host, std::string_view service, flags, boost::system::error_code& ec) {
+    boost::asio::ip::address address;
+    std::uint16_t port = 0;
+    ec = detail::lookup(service_->net_checked(), service_->ctx().host->id, host, address);
+    if (!ec) ec = detail::lookup_service(service, port);
+    if (ec) return results_type();
+    return results_type::create(endpoint_type(address, port), std::string(host), std::string(service));
+  }
+  results_type resolve(const protocol_type&, std::string_view host, std::string_view service) {
+    return resolve(host, service);
+  }
+  results_type resolve(const protocol_type&, std::string_view host, std::string_view service,
+                       boost::system::error_code& ec) {
+    return resolve(host, service, ec);
+  }
+  results_type resolve(const endpoint_type& e) {
+    boost::system::error_code ec;
+    results_type r = resolve(e, ec);
+    simasio::detail::throw_socket_error(ec, "resolve");
+    return r;
+  }
+  /// Reverse resolution: the host owning the address, or the numeric form.
+  results_type resolve(const endpoint_type& e, boost::system::error_code& ec) {
+    ec = {};
+    std::string name = e.address().to_string();
+    simasio::detail::net_core& net = service_->net_checked();
+    const std::uint32_t h = net.host_of(e.address(), service_->ctx().host->id);
+    if (h != simasio::no_host && !e.address().is_loopback()) name = net.host_name(h);
+    return results_type::create(e, name, std::to_string(e.port()));
+  }
+
+  /// @par Completion Signature
+  /// @code void(boost::system::error_code, results_type) @endcode
+  template <typename ResolveToken = boost::asio::default_completion_token_t<executor_type>>
+  auto async_resolve(std::string_view host, std::string_view service,
+                     ResolveToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
+    return async_resolve(host, service, flags(), std::forward<ResolveToken>(token));
+  }
+  template <typename ResolveToken = boost::asio::default_completion_token_t<executor_type>>
+  auto async_resolve(std::string_view host, std::string_view service, flags f,
+                     ResolveToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
+    return boost::asio::async_initiate<ResolveToken, void(boost::system::error_code, results_type)>(
+        [this](auto&& handler, std::string host, std::string service, flags f) {
+          boost::system::error_code ec;
+          results_type r = resolve(host, service, f, ec);
+          complete(std::forward<decltype(handler)>(handler), ec, std::move(r));
+        },
+        token, std::string(host), std::string(service), f);
+  }
+  template <typename ResolveToken = boost::asio::default_completion_token_t<executor_type>>
+  auto async_resolve(const protocol_type&, std::string_view host, std::string_view service,
+                     ResolveToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
+    return async_resolve(host, service, std::forward<ResolveToken>(token));
+  }
+  template <typename ResolveToken = boost::asio::default_completion_token_t<executor_type>>
+  auto async_resolve(const endpoint_type& e,
+                     ResolveToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
+    return boost::asio::async_initiate<ResolveToken, void(boost::system::error_code, results_type)>(
+        [this](auto&& handler, const endpoint_type& e) {
+          boost::system::error_code ec;
+          results_type r = resolve(e, ec);
+          complete(std::forward<decltype(handler)>(handler), ec, std::move(r));
+        },
+        token, e);
+  }
+
+ private:
+  void init() {
+    io_context& ctx = simasio::detail::sim_context_of_executor(ex_, "resolver");
+    service_ = &simasio::detail::socket_service::of(ctx);
+  }
+  template <typename Handler>
+  void complete(Handler&& handler, boost::system::error_code ec, results_type r) {
+    auto ex = boost::asio::get_associated_executor(handler, ex_);
+    boost::asio::post(ex_, boost::asio::bind_executor(ex, [h = std::forward<Handler>(handler), ec,
+                                                           r = std::move(r)]() mutable { std::move(h)(ec, std::move(r)); }));
+  }
+
+  executor_type ex_;
+  simasio::detail::socket_service* service_ = nullptr;
+};
+
+}  // namespace simasio::ip
+
+#endif  // SIMASIO_IP_BASIC_RESOLVER_HPP

@@ -1,0 +1,56 @@
+// simasio/net/network.hpp — the world's network: link settings and faults
+#ifndef SIMASIO_NET_NETWORK_HPP
+#define SIMASIO_NET_NETWORK_HPP
+
+#include <simasio/world_options.hpp>
+
+#include <vector>
+
+namespace simasio {
+
+class host;
+namespace detail {
+class net_core;
+}
+
+/// What the links of a world do, and the faults injected into them. Every
+/// change is recorded in the trace.
+///
+/// @par Determinism
+/// Latency, loss, duplication and TCP segment sizes are drawn from the
+/// network sub-stream of the seed, one draw per decision.
+class network {
+ public:
+  /// Sets the defaults of every link (existing overrides stay).
+  void configure(link_config config);
+  /// Sets one direction, from -> to.
+  void configure(host& from, host& to, link_config config);
+  /// Cuts every link between hosts of different groups, both ways. Hosts in
+  /// no group keep their links. In-flight UDP across the cut is dropped;
+  /// TCP is retained and retransmitted until the partition heals or the
+  /// TCP user timeout expires.
+  void partition(std::vector<std::vector<host*>> groups);
+  /// Cuts one direction, from -> to.
+  void block(host& from, host& to);
+  /// Removes every partition and block (holds stay).
+  void heal();
+  /// Buffers all traffic between a and b (both ways) until release().
+  void hold(host& a, host& b);
+  /// Delivers what hold() buffered, each packet with a fresh latency.
+  void release(host& a, host& b);
+  /// How long unacknowledged TCP data is retransmitted before the
+  /// connection fails with timed_out (default 15 minutes, like Linux).
+  void set_tcp_user_timeout(duration d);
+  /// How long a TCP connect retries its SYN before timed_out (default 127 s).
+  void set_connect_timeout(duration d);
+
+  /// Internal.
+  explicit network(detail::net_core& net) noexcept : net_(&net) {}
+
+ private:
+  detail::net_core* net_;
+};
+
+}  // namespace simasio
+
+#endif  // SIMASIO_NET_NETWORK_HPP

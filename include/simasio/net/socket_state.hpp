@@ -1,0 +1,128 @@
+// simasio/net/socket_state.hpp — what the simulated network knows of one socket
+#ifndef SIMASIO_NET_SOCKET_STATE_HPP
+#define SIMASIO_NET_SOCKET_STATE_HPP
+
+#include <simasio/detail/operation.hpp>
+#include <simasio/detail/world_core.hpp>
+
+#include <boost/asio/buffer.hpp>
+#include <boost/asio/cancellation_signal.hpp>
+#include <boost/asio/ip/address.hpp>
+#include <boost/system/error_code.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <vector>
+
+namespace simasio::detail {
+
+enum class transport : std::uint8_t { tcp, udp };
+
+// An address and a port, whatever the protocol.
+struct net_endpoint {
+  boost::asio::ip::address address;
+  std::uint16_t port = 0;
+  friend bool operator==(const net_endpoint&, const net_endpoint&) = default;
+  std::string to_string() const;
+};
+
+struct socket_state;
+class tcp_connection;
+
+// A pending socket operation. Buffers are captured at start (at most
+// max_buffers of them, like Asio's own socket operations), so the engine
+// can fill or drain them without knowing the buffer sequence type.
+class sock_op : public operation {
+ public:
+  enum class kind : std::uint8_t { read, write, connect, accept, wait_read, wait_write, wait_error, receive_from };
+  static constexpr std::size_t max_buffers = 16;
+
+  kind kind_ = kind::read;
+  sock_op* next_pending_ = nullptr;  // the socket's FIFO of pending operations
+  socket_state* sock_ = nullptr;     // null once no longer pending
+  boost::system::error_code ec_;
+  std::size_t bytes_ = 0;
+  boost::asio::mutable_buffer bufs_[max_buffers];
+  std::size_t nbufs_ = 0;
+  bool peek_ = false;                    // message_peek
+  bool direct_ = false;                  // a synchronous call: completes without a handler step
+  // receive_from: where the sender goes (the caller's typed endpoint)
+  void* sender_ = nullptr;
+  void (*write_sender_)(void* sender, const net_endpoint& from) = nullptr;
+  net_endpoint target_;                  // connect: the peer
+  socket_state* accept_into_ = nullptr;  // accept: the socket that gets the connection
+  boost::asio::cancellation_slot slot_;
+
+  std::size_t capacity() const noexcept {
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < nbufs_; ++i) n += bufs_[i].size();
+    return n;
+  }
+  template <class Buffers>
+  void capture(const Buffers& buffers) {
+    nbufs_ = 0;
+    for (auto it = boost::asio::buffer_sequence_begin(buffers); it != boost::asio::buffer_sequence_end(buffers); ++it) {
+      if (nbufs_ == max_buffers) break;
+      const auto b = *it;
+      bufs_[nbufs_++] = boost::asio::mutable_buffer(const_cast<void*>(static_cast<const void*>(b.data())), b.size());
+    }
+  }
+
+ protected:
+  explicit sock_op(func_type f) noexcept : operation(f) {}
+  ~sock_op() = default;
+};
+
+// A datagram waiting in a UDP socket's receive queue.
+struct datagram {
+  net_endpoint from;
+  std::vector<char> data;
+};
+
+// One socket as the network sees it. The socket object owns it; the engine
+// refers to sockets by id in events, so nothing dangles once it is gone.
+struct socket_state {
+  std::uint64_t id = 0;
+  transport proto = transport::tcp;
+  context_state* ctx = nullptr;
+  bool open = false;
+  bool v6 = false;
+  bool bound = false;
+  bool listening = false;
+  net_endpoint local;
+  net_endpoint remote;
+  bool connected = false;  // TCP established, or UDP connect()ed
+
+  // options
+  bool no_delay = false, keep_alive = false, reuse_address = false, broadcast = false;
+  bool linger_on = false;
+  int linger_seconds = 0;
+  std::size_t send_buffer = 65536;
+  std::size_t receive_buffer = 131072;
+  bool non_blocking = false;
+
+  // TCP
+  tcp_connection* conn = nullptr;
+  int side = 0;                 // which end of conn this socket is
+  std::deque<char> rx;          // received, unread bytes
+  bool rx_fin = false;          // the peer's FIN arrived after rx
+  bool tx_shutdown = false;     // we sent (or queued) our FIN
+  bool rx_shutdown = false;     // shutdown(receive): reads see eof
+  boost::system::error_code failed;  // reset, timed out: every operation fails with it
+  bool connecting = false;
+  int backlog = 0;
+  std::deque<std::uint64_t> accept_queue;  // ids of accepted, not yet taken sockets
+
+  // UDP
+  std::deque<datagram> datagrams;
+  std::size_t datagram_bytes = 0;
+
+  sock_op* pending_head = nullptr;
+  sock_op* pending_tail = nullptr;
+};
+
+}  // namespace simasio::detail
+
+#endif  // SIMASIO_NET_SOCKET_STATE_HPP

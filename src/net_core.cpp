@@ -1,0 +1,1083 @@
+// net_core.cpp — links, faults, packets, and the TCP and UDP state machines
+#include <simasio/net/net_core.hpp>
+
+#include <simasio/detail/format.hpp>
+#include <simasio/error.hpp>
+
+#include <boost/asio/buffer.hpp>
+#include <boost/asio/error.hpp>
+
+#include <algorithm>
+#include <tuple>
+
+namespace simasio::detail {
+
+namespace aerr = boost::asio::error;
+
+namespace {
+constexpr std::size_t max_datagram = 65507;
+constexpr std::size_t mss = 1460;
+constexpr duration max_rto = std::chrono::seconds(120);
+constexpr duration initial_rto = std::chrono::milliseconds(200);
+
+enum drop_reason : std::uint64_t { lost = 1, partitioned = 2, powered_off = 3, no_socket = 4, buffer_full = 5 };
+}  // namespace
+
+std::string net_endpoint::to_string() const { return address.to_string() + ":" + std::to_string(port); }
+
+// A packet on the wire (or parked by hold). Owned by net_core's list.
+struct packet {
+  enum class type : std::uint8_t { udp, syn, syn_ack, rst, segment };
+  type t = type::udp;
+  std::uint64_t seq = 0;
+  std::uint32_t from_host = 0, to_host = 0;
+  net_endpoint from, to;
+  std::uint64_t conn = 0;  // segment, syn_ack, rst: connection id
+  int side = 0;            // segment: sender side; rst: side it is for
+  std::uint64_t sock = 0;  // syn, syn_ack, refusing rst: the connecting socket's id
+  std::vector<char> data;
+  bool fin = false;
+  net_core* net = nullptr;
+  timed_event ev{&on_fire, this};
+  packet* prev = nullptr;
+  packet* next = nullptr;
+
+  static void on_fire(timed_event* e) {
+    auto* p = static_cast<packet*>(e->owner());
+    p->net->arrive(p);
+  }
+};
+
+// ---- construction and topology -----------------------------------------------
+
+net_core::net_core(world_core& core) : core_(core) {}
+
+net_core::~net_core() {
+  while (packets_ != nullptr) drop_packet(packets_);
+  for (auto& [id, t] : connect_timers_) core_.cancel(*t);
+  for (auto& c : connections_)
+    if (c)
+      for (auto& a : c->attempt)
+        if (a) core_.cancel(*a);
+}
+
+void net_core::add_host(std::uint32_t id, host_state& state, const boost::asio::ip::address& address,
+                        bool loopback_alias) {
+  if (hosts_.size() <= id) hosts_.resize(id + 1);
+  hosts_[id].state = &state;
+  hosts_[id].address = address;
+  if (!loopback_alias) by_address_[address] = id;
+}
+
+std::string net_core::host_name(std::uint32_t id) const {
+  return id < hosts_.size() && hosts_[id].state ? hosts_[id].state->name : "#" + std::to_string(id);
+}
+
+std::uint32_t net_core::host_of(const boost::asio::ip::address& address, std::uint32_t from_host) const noexcept {
+  if (address.is_loopback() || address.is_unspecified()) return from_host;
+  auto it = by_address_.find(address);
+  if (it != by_address_.end()) return it->second;
+  if (address.is_v6() && address.to_v6().is_v4_mapped()) {
+    auto v4 = by_address_.find(boost::asio::ip::make_address_v4(boost::asio::ip::v4_mapped, address.to_v6()));
+    if (v4 != by_address_.end()) return v4->second;
+  }
+  return no_host;
+}
+
+const link_config& net_core::link(std::uint32_t from, std::uint32_t to) const {
+  auto it = links.find({from, to});
+  return it != links.end() ? it->second : default_link;
+}
+
+net_core::verdict net_core::judge(std::uint32_t from, std::uint32_t to) const {
+  if (from == to) return verdict::pass;
+  if (to >= hosts_.size() || !hosts_[to].state->powered || !hosts_[from].state->powered) return verdict::drop;
+  if (blocked.count({from, to}) != 0) return verdict::drop;
+  if (held.count({std::min(from, to), std::max(from, to)}) != 0) return verdict::hold;
+  return verdict::pass;
+}
+
+duration net_core::draw_latency(const link_config& cfg) {
+  rng& r = core_.random(choice_purpose::network);
+  if (cfg.latency) return std::max(duration::zero(), cfg.latency(r));
+  return r.between(cfg.min_latency, cfg.max_latency);
+}
+
+void net_core::record(event_kind k, std::uint32_t host, std::uint64_t a, std::uint64_t b) { core_.record(k, host, a, b); }
+
+void net_core::release(std::uint32_t a, std::uint32_t b) {
+  const auto key = std::make_pair(std::min(a, b), std::max(a, b));
+  held.erase(key);
+  auto it = held_packets_.find(key);
+  if (it != held_packets_.end()) {
+    std::vector<packet*> parked = std::move(it->second);
+    held_packets_.erase(it);
+    for (packet* p : parked) send_packet(p);
+  }
+  // TCP channels between a and b that stopped on the hold resume now.
+  for (auto& c : connections_) {
+    if (!c) continue;
+    for (int side = 0; side < 2; ++side) {
+      const auto pair = std::make_pair(std::min(c->host[side], c->host[1 - side]), std::max(c->host[side], c->host[1 - side]));
+      if (pair == key && !c->chan[side].attempt_scheduled && (!c->chan[side].queue.empty() || c->chan[side].fin_queued))
+        transmit(*c, side);
+    }
+  }
+}
+
+// ---- packets --------------------------------------------------------------------
+
+void net_core::drop_packet(packet* p) noexcept {
+  core_.cancel(p->ev);
+  if (p->prev != nullptr) p->prev->next = p->next;
+  else packets_ = p->next;
+  if (p->next != nullptr) p->next->prev = p->prev;
+  delete p;
+}
+
+void net_core::schedule_arrival(packet* p, duration at) { core_.schedule(p->ev, at); }
+
+// Puts a datagram or control packet on the link: lost, parked, duplicated
+// or scheduled to arrive, as the link and the seed decide.
+void net_core::send_packet(packet* p) {
+  if (p->prev == nullptr && p->next == nullptr && packets_ != p) {
+    p->net = this;
+    p->next = packets_;
+    if (packets_ != nullptr) packets_->prev = p;
+    packets_ = p;
+  }
+  record(event_kind::net_send, p->from_host, p->seq, p->to_host);
+  switch (judge(p->from_host, p->to_host)) {
+    case verdict::drop:
+      record(event_kind::net_drop, p->from_host, p->seq, partitioned);
+      drop_packet(p);
+      return;
+    case verdict::hold:
+      held_packets_[{std::min(p->from_host, p->to_host), std::max(p->from_host, p->to_host)}].push_back(p);
+      return;
+    case verdict::pass:
+      break;
+  }
+  if (p->from_host == p->to_host) {
+    schedule_arrival(p, core_.now());
+    return;
+  }
+  const link_config& cfg = link(p->from_host, p->to_host);
+  rng& r = core_.random(choice_purpose::network);
+  if (r.chance(cfg.loss)) {
+    record(event_kind::net_drop, p->from_host, p->seq, lost);
+    drop_packet(p);
+    return;
+  }
+  if (p->t == packet::type::udp && r.chance(cfg.duplicate)) {
+    auto* copy = new packet;
+    copy->t = p->t;
+    copy->seq = p->seq;
+    copy->from_host = p->from_host;
+    copy->to_host = p->to_host;
+    copy->from = p->from;
+    copy->to = p->to;
+    copy->data = p->data;
+    copy->net = this;
+    copy->next = packets_;
+    packets_->prev = copy;
+    packets_ = copy;
+    record(event_kind::net_duplicate, p->from_host, p->seq, p->to_host);
+    schedule_arrival(copy, core_.now() + draw_latency(cfg));
+  }
+  schedule_arrival(p, core_.now() + draw_latency(cfg));
+}
+
+void net_core::arrive(packet* p) {
+  // The link is judged again on arrival: a partition that began while the
+  // packet flew eats it (TCP then retransmits).
+  const verdict v = judge(p->from_host, p->to_host);
+  if (p->t == packet::type::segment) {
+    on_segment(*p);  // handles its own verdicts, and frees or re-queues p
+    return;
+  }
+  if (v == verdict::drop) {
+    record(event_kind::net_drop, p->to_host, p->seq, partitioned);
+    drop_packet(p);
+    return;
+  }
+  if (v == verdict::hold) {
+    held_packets_[{std::min(p->from_host, p->to_host), std::max(p->from_host, p->to_host)}].push_back(p);
+    return;
+  }
+  record(event_kind::net_deliver, p->to_host, p->seq, p->data.size());
+  switch (p->t) {
+    case packet::type::udp: {
+      auto it = ports_.find({p->to_host, static_cast<std::uint8_t>(transport::udp), p->to.port});
+      socket_state* s = it == ports_.end() ? nullptr : find_socket(it->second);
+      if (s == nullptr || !s->ctx->host->up || (s->connected && !(s->remote == p->from))) {
+        record(event_kind::net_drop, p->to_host, p->seq, no_socket);
+      } else if (s->datagram_bytes + p->data.size() > s->receive_buffer) {
+        record(event_kind::net_drop, p->to_host, p->seq, buffer_full);
+      } else {
+        s->datagram_bytes += p->data.size();
+        s->datagrams.push_back(datagram{p->from, std::move(p->data)});
+        pump(*s);
+      }
+      break;
+    }
+    case packet::type::syn: on_syn(*p); break;
+    case packet::type::syn_ack: on_syn_ack(*p); break;
+    case packet::type::rst: on_rst(*p); break;
+    case packet::type::segment: break;
+  }
+  drop_packet(p);
+}
+
+// ---- sockets --------------------------------------------------------------------------
+
+socket_state& net_core::create_socket(context_state& ctx, transport proto) {
+  auto* s = new socket_state;
+  s->id = sockets_.size() + 1;
+  s->proto = proto;
+  s->ctx = &ctx;
+  sockets_.push_back(s);
+  return *s;
+}
+
+socket_state* net_core::find_socket(std::uint64_t id) const noexcept {
+  return id != 0 && id <= sockets_.size() ? sockets_[id - 1] : nullptr;
+}
+
+tcp_connection* net_core::find_connection(std::uint64_t id) const noexcept {
+  return id != 0 && id <= connections_.size() ? connections_[id - 1].get() : nullptr;
+}
+
+void net_core::destroy_socket(socket_state& s) noexcept {
+  if (s.open) close(s);
+  // Accepted connections nobody took die with the listener: reset them.
+  for (std::uint64_t id : s.accept_queue) {
+    if (socket_state* e = find_socket(id)) {
+      abort_connection(*e, true);
+      sockets_[id - 1] = nullptr;
+      delete e;
+    }
+  }
+  s.accept_queue.clear();
+  cancel(s);
+  if (auto it = connect_timers_.find(s.id); it != connect_timers_.end()) {
+    core_.cancel(*it->second);
+    connect_timers_.erase(it);
+  }
+  sockets_[s.id - 1] = nullptr;
+  delete &s;
+}
+
+boost::system::error_code net_core::open(socket_state& s, bool v6) {
+  if (s.open) return aerr::already_open;
+  reset_state(s);
+  s.open = true;
+  s.v6 = v6;
+  return {};
+}
+
+bool net_core::port_taken(std::uint32_t host, transport proto, std::uint16_t port) const {
+  return ports_.count({host, static_cast<std::uint8_t>(proto), port}) != 0;
+}
+
+std::uint16_t net_core::ephemeral_port(std::uint32_t host, transport proto) {
+  std::uint16_t& next = hosts_[host].next_port[static_cast<int>(proto)];
+  for (int tries = 0; tries < 16384; ++tries) {
+    const std::uint16_t port = next;
+    next = next == 65535 ? 49152 : static_cast<std::uint16_t>(next + 1);
+    if (!port_taken(host, proto, port)) return port;
+  }
+  return 0;
+}
+
+boost::system::error_code net_core::bind(socket_state& s, const net_endpoint& ep) {
+  if (!s.open) return aerr::bad_descriptor;
+  if (s.bound) return aerr::invalid_argument;
+  const std::uint32_t h = host_of_socket(s);
+  if (!ep.address.is_unspecified() && !ep.address.is_loopback() && host_of(ep.address, h) != h)
+    return boost::system::errc::make_error_code(boost::system::errc::address_not_available);
+  std::uint16_t port = ep.port;
+  if (port == 0) {
+    port = ephemeral_port(h, s.proto);
+    if (port == 0) return aerr::address_in_use;
+  } else if (port_taken(h, s.proto, port)) {
+    return aerr::address_in_use;
+  }
+  ports_[{h, static_cast<std::uint8_t>(s.proto), port}] = s.id;
+  s.bound = true;
+  s.local = net_endpoint{ep.address.is_unspecified() ? ep.address : ep.address, port};
+  return {};
+}
+
+boost::system::error_code net_core::listen(socket_state& s, int backlog) {
+  if (!s.open) return aerr::bad_descriptor;
+  if (!s.bound) {
+    if (auto ec = bind(s, net_endpoint{s.v6 ? boost::asio::ip::address(boost::asio::ip::address_v6::any())
+                                            : boost::asio::ip::address(boost::asio::ip::address_v4::any()),
+                                       0}))
+      return ec;
+  }
+  s.listening = true;
+  s.backlog = backlog < 1 ? 1 : backlog;
+  return {};
+}
+
+std::size_t net_core::available(const socket_state& s) const noexcept {
+  if (s.proto == transport::udp) return s.datagrams.empty() ? 0 : s.datagrams.front().data.size();
+  return s.rx.size();
+}
+
+void net_core::unlink(socket_state& s, sock_op& op) noexcept {
+  sock_op* prev = nullptr;
+  for (sock_op* o = s.pending_head; o != nullptr; prev = o, o = o->next_pending_) {
+    if (o != &op) continue;
+    if (prev != nullptr) prev->next_pending_ = o->next_pending_;
+    else s.pending_head = o->next_pending_;
+    if (s.pending_tail == o) s.pending_tail = prev;
+    break;
+  }
+  op.next_pending_ = nullptr;
+  op.sock_ = nullptr;
+}
+
+void net_core::complete(sock_op& op, boost::system::error_code ec, std::size_t bytes) {
+  socket_state& s = *op.sock_;
+  unlink(s, op);
+  op.ec_ = ec;
+  op.bytes_ = bytes;
+  if (op.direct_) {
+    // A synchronous call from the test body: it only records its result,
+    // and must not depend on its context being run.
+    --s.ctx->work;
+    op.complete();
+    return;
+  }
+  core_.post_ready(*s.ctx, &op);
+}
+
+void net_core::cancel(socket_state& s) noexcept {
+  while (s.pending_head != nullptr) complete(*s.pending_head, aerr::operation_aborted, 0);
+}
+
+void net_core::cancel_op(sock_op& op) noexcept {
+  if (op.sock_ != nullptr) complete(op, aerr::operation_aborted, 0);
+}
+
+void net_core::abandon(context_state& ctx) noexcept {
+  std::vector<sock_op*> ops;
+  for (socket_state* s : sockets_) {
+    if (s == nullptr || s->ctx != &ctx) continue;
+    while (s->pending_head != nullptr) {
+      sock_op* op = s->pending_head;
+      unlink(*s, *op);
+      ops.push_back(op);
+    }
+  }
+  for (sock_op* op : ops) {
+    op->destroy();
+    --ctx.work;
+  }
+}
+
+void net_core::describe_pending(const context_state& ctx, std::vector<std::string>& out) const {
+  static const char* names[] = {"async_read_some", "async_write_some", "async_connect", "async_accept",
+                                "async_wait(wait_read)", "async_wait(wait_write)", "async_wait(wait_error)",
+                                "async_receive_from"};
+  for (const socket_state* s : sockets_) {
+    if (s == nullptr || s->ctx != &ctx) continue;
+    for (const sock_op* op = s->pending_head; op != nullptr; op = op->next_pending_) {
+      std::string what = s->proto == transport::tcp ? (s->listening ? "tcp acceptor " : "tcp socket ") : "udp socket ";
+      what += s->local.to_string();
+      if (s->connected || s->connecting) what += " -> " + s->remote.to_string();
+      out.push_back(what + ": " + names[static_cast<int>(op->kind_)]);
+    }
+  }
+}
+
+void net_core::start(socket_state& s, sock_op& op) {
+  op.sock_ = &s;
+  op.next_pending_ = nullptr;
+  if (s.pending_tail != nullptr) s.pending_tail->next_pending_ = &op;
+  else s.pending_head = &op;
+  s.pending_tail = &op;
+  if (!s.open && op.kind_ != sock_op::kind::connect) {
+    complete(op, aerr::bad_descriptor, 0);
+    return;
+  }
+  if (op.kind_ == sock_op::kind::connect) {
+    start_connect(s, op.target_);
+    return;
+  }
+  pump(s);
+}
+
+// Completes whatever pending operations the socket's state now allows, in
+// FIFO order per kind.
+void net_core::pump(socket_state& s) {
+  bool read_blocked = false, write_blocked = false, accept_blocked = false;
+  sock_op* op = s.pending_head;
+  while (op != nullptr) {
+    sock_op* next = op->next_pending_;
+    switch (op->kind_) {
+      case sock_op::kind::read:
+      case sock_op::kind::receive_from:
+        if (!read_blocked && !try_read(s, *op)) read_blocked = true;
+        break;
+      case sock_op::kind::write:
+        if (!write_blocked && !try_write(s, *op)) write_blocked = true;
+        break;
+      case sock_op::kind::accept:
+        if (accept_blocked) break;
+        if (op->accept_into_ == nullptr) {
+          complete(*op, aerr::already_open, 0);  // the peer socket was open already
+        } else if (s.failed) {
+          complete(*op, s.failed, 0);
+        } else if (!s.listening) {
+          complete(*op, aerr::invalid_argument, 0);
+        } else if (!s.accept_queue.empty()) {
+          const std::uint64_t id = s.accept_queue.front();
+          s.accept_queue.pop_front();
+          socket_state* embryo = find_socket(id);
+          socket_state& into = *op->accept_into_;
+          // The accepted connection moves into the caller's socket.
+          const std::uint64_t into_id = into.id;
+          context_state* into_ctx = into.ctx;
+          into = std::move(*embryo);
+          into.id = into_id;
+          into.ctx = into_ctx;
+          into.pending_head = into.pending_tail = nullptr;
+          if (into.conn != nullptr) into.conn->sock[into.side] = into_id;
+          sockets_[id - 1] = nullptr;
+          delete embryo;
+          if (op->sender_ != nullptr) op->write_sender_(op->sender_, into.remote);
+          complete(*op, into.failed, 0);
+        } else {
+          accept_blocked = true;
+        }
+        break;
+      case sock_op::kind::wait_read:
+        if (s.failed || !s.rx.empty() || s.rx_fin || s.rx_shutdown || !s.accept_queue.empty() || !s.datagrams.empty())
+          complete(*op, s.failed, 0);
+        break;
+      case sock_op::kind::wait_write: {
+        const bool writable = s.proto == transport::udp || s.failed || s.tx_shutdown ||
+                              (s.connected && s.conn != nullptr &&
+                               s.conn->chan[s.side].bytes_outstanding < s.send_buffer);
+        if (writable) complete(*op, s.failed, 0);
+        break;
+      }
+      case sock_op::kind::wait_error:
+        if (s.failed) complete(*op, {}, 0);
+        break;
+      case sock_op::kind::connect:
+        break;  // completed by the handshake
+    }
+    op = next;
+  }
+}
+
+bool net_core::try_read(socket_state& s, sock_op& op) {
+  if (s.proto == transport::udp) {
+    if (s.datagrams.empty()) return false;
+    datagram& d = s.datagrams.front();
+    std::size_t copied = 0;
+    for (std::size_t i = 0; i < op.nbufs_ && copied < d.data.size(); ++i)
+      copied += boost::asio::buffer_copy(op.bufs_[i], boost::asio::buffer(d.data.data() + copied, d.data.size() - copied));
+    if (op.sender_ != nullptr) op.write_sender_(op.sender_, d.from);
+    if (!op.peek_) {
+      s.datagram_bytes -= d.data.size();
+      s.datagrams.pop_front();
+    }
+    complete(op, {}, copied);
+    return true;
+  }
+  const std::size_t cap = op.capacity();
+  if (s.failed) {
+    complete(op, s.failed, 0);
+    return true;
+  }
+  if (cap == 0) {
+    complete(op, {}, 0);  // Asio: a zero-sized read completes at once
+    return true;
+  }
+  if (!s.rx.empty()) {
+    std::size_t copied = 0;
+    for (std::size_t i = 0; i < op.nbufs_ && copied < s.rx.size(); ++i) {
+      auto* dst = static_cast<char*>(op.bufs_[i].data());
+      const std::size_t n = std::min(op.bufs_[i].size(), s.rx.size() - copied);
+      std::copy_n(s.rx.begin() + static_cast<std::ptrdiff_t>(copied), n, dst);
+      copied += n;
+    }
+    if (!op.peek_) s.rx.erase(s.rx.begin(), s.rx.begin() + static_cast<std::ptrdiff_t>(copied));
+    complete(op, {}, copied);
+    // Reading opened the peer's window.
+    if (!op.peek_ && s.conn != nullptr)
+      if (socket_state* peer = find_socket(s.conn->sock[1 - s.side])) pump(*peer);
+    return true;
+  }
+  if (s.rx_fin || s.rx_shutdown) {
+    complete(op, aerr::eof, 0);
+    return true;
+  }
+  if (!s.connected && !s.connecting) {
+    complete(op, aerr::not_connected, 0);
+    return true;
+  }
+  return false;
+}
+
+bool net_core::try_write(socket_state& s, sock_op& op) {
+  if (s.proto == transport::udp) {
+    complete(op, op.ec_, op.bytes_);  // UDP sends are decided at initiation
+    return true;
+  }
+  if (s.failed) {
+    complete(op, s.failed, 0);
+    return true;
+  }
+  if (s.tx_shutdown) {
+    complete(op, aerr::broken_pipe, 0);
+    return true;
+  }
+  if (!s.connected) {
+    if (s.connecting) return false;
+    complete(op, aerr::not_connected, 0);
+    return true;
+  }
+  const std::size_t cap = op.capacity();
+  if (cap == 0) {
+    complete(op, {}, 0);
+    return true;
+  }
+  tcp_channel& ch = s.conn->chan[s.side];
+  std::size_t unread_at_peer = 0;
+  if (socket_state* peer = find_socket(s.conn->sock[1 - s.side])) unread_at_peer = peer->rx.size();
+  const std::size_t used = ch.bytes_outstanding + unread_at_peer;
+  if (used >= s.send_buffer) return false;  // the window is full: wait for the peer to read
+  std::size_t n = std::min(cap, s.send_buffer - used);
+  // Writes may be accepted partially, as a kernel does: the seed decides.
+  rng& r = core_.random(choice_purpose::network);
+  if (n > 1 && r.chance(0.25)) n = 1 + r.below(n - 1) + 0;
+  std::vector<char> bytes(n);
+  std::size_t copied = 0;
+  for (std::size_t i = 0; i < op.nbufs_ && copied < n; ++i) {
+    const std::size_t k = std::min(op.bufs_[i].size(), n - copied);
+    std::copy_n(static_cast<const char*>(op.bufs_[i].data()), k, bytes.data() + copied);
+    copied += k;
+  }
+  complete(op, {}, n);
+  queue_data(*s.conn, s.side, std::move(bytes));
+  return true;
+}
+
+boost::system::error_code net_core::send_to(socket_state& s, const std::vector<boost::asio::const_buffer>& data,
+                                            const net_endpoint& to, std::size_t& bytes) {
+  bytes = 0;
+  if (!s.open) return aerr::bad_descriptor;
+  std::size_t size = 0;
+  for (const auto& b : data) size += b.size();
+  if (size > max_datagram) return aerr::message_size;
+  if (!s.bound) {
+    if (auto ec = bind(s, net_endpoint{s.v6 ? boost::asio::ip::address(boost::asio::ip::address_v6::any())
+                                            : boost::asio::ip::address(boost::asio::ip::address_v4::any()),
+                                       0}))
+      return ec;
+  }
+  const std::uint32_t from = host_of_socket(s);
+  auto* p = new packet;
+  p->t = packet::type::udp;
+  p->seq = core_.events().size();
+  p->from_host = from;
+  p->to_host = host_of(to.address, from);
+  p->from = net_endpoint{s.local.address.is_unspecified() ? hosts_[from].address : s.local.address, s.local.port};
+  if (to.address.is_loopback()) p->from.address = to.address;
+  p->to = to;
+  p->data.resize(size);
+  std::size_t off = 0;
+  for (const auto& b : data) {
+    std::copy_n(static_cast<const char*>(b.data()), b.size(), p->data.data() + off);
+    off += b.size();
+  }
+  bytes = size;
+  if (p->to_host == no_host) {  // nobody has that address: the datagram vanishes
+    p->net = this;
+    p->next = packets_;
+    if (packets_ != nullptr) packets_->prev = p;
+    packets_ = p;
+    record(event_kind::net_drop, from, p->seq, no_socket);
+    drop_packet(p);
+    return {};
+  }
+  send_packet(p);
+  return {};
+}
+
+// ---- TCP ---------------------------------------------------------------------------------
+
+void net_core::start_connect(socket_state& s, const net_endpoint& to) {
+  if (s.connected) {
+    pump(s);
+    for (sock_op* op = s.pending_head; op != nullptr; op = op->next_pending_)
+      if (op->kind_ == sock_op::kind::connect) return complete(*op, aerr::already_connected, 0);
+    return;
+  }
+  const std::uint32_t h = host_of_socket(s);
+  if (!s.bound) {
+    if (auto ec = bind(s, net_endpoint{boost::asio::ip::address(), 0})) {
+      for (sock_op* op = s.pending_head; op != nullptr; op = op->next_pending_)
+        if (op->kind_ == sock_op::kind::connect) return complete(*op, ec, 0);
+    }
+  }
+  if (s.local.address.is_unspecified() || s.local.address == boost::asio::ip::address())
+    s.local.address = to.address.is_loopback() ? to.address : hosts_[h].address;
+  s.remote = to;
+  if (s.proto == transport::udp) {  // connect() on UDP just fixes the peer
+    s.connected = true;
+    for (sock_op* op = s.pending_head; op != nullptr; op = op->next_pending_)
+      if (op->kind_ == sock_op::kind::connect) return complete(*op, {}, 0);
+    return;
+  }
+  s.connecting = true;
+  syn_attempts_[s.id] = 0;
+  connect_started_[s.id] = core_.now();
+  send_syn(s.id);
+}
+
+// Sends (or resends) the SYN of a connecting socket, with Linux's backoff:
+// 1 s, 2 s, 4 s, ... until connect_timeout.
+void net_core::send_syn(std::uint64_t sock_id) {
+  socket_state* s = find_socket(sock_id);
+  if (s == nullptr || !s->connecting) return;
+  const std::uint32_t h = host_of_socket(*s);
+  const int attempt = syn_attempts_[sock_id]++;
+  if (core_.now() - connect_started_[sock_id] >= connect_timeout) {
+    s->connecting = false;
+    syn_attempts_.erase(sock_id);
+    connect_started_.erase(sock_id);
+    for (sock_op* op = s->pending_head; op != nullptr; op = op->next_pending_)
+      if (op->kind_ == sock_op::kind::connect) {
+        complete(*op, aerr::timed_out, 0);
+        break;
+      }
+    pump(*s);
+    return;
+  }
+  auto* p = new packet;
+  p->t = packet::type::syn;
+  p->seq = core_.events().size();
+  p->from_host = h;
+  p->to_host = host_of(s->remote.address, h);
+  p->from = s->local;
+  p->to = s->remote;
+  p->sock = sock_id;
+  auto& timer = connect_timers_[sock_id];
+  if (!timer)
+    timer = std::make_unique<timed_event>(
+        [](timed_event* ev) {
+          auto* self = static_cast<net_core*>(ev->owner());
+          // Which socket: the one whose timer this is.
+          for (auto& [id, t] : self->connect_timers_)
+            if (t.get() == ev) return self->send_syn(id);
+        },
+        this);
+  duration backoff = std::chrono::seconds(1) * (std::int64_t{1} << std::min(attempt, 20));
+  core_.schedule(*timer, core_.now() + backoff);
+  if (p->to_host == no_host) {
+    p->net = this;
+    p->next = packets_;
+    if (packets_ != nullptr) packets_->prev = p;
+    packets_ = p;
+    record(event_kind::net_drop, h, p->seq, no_socket);
+    drop_packet(p);
+    return;
+  }
+  send_packet(p);
+}
+
+void net_core::on_syn(packet& p) {
+  auto it = ports_.find({p.to_host, static_cast<std::uint8_t>(transport::tcp), p.to.port});
+  socket_state* listener = it == ports_.end() ? nullptr : find_socket(it->second);
+  if (listener == nullptr || !listener->listening || !hosts_[p.to_host].state->up) {
+    // Nobody listens: the OS answers with a reset, the client gets connection_refused.
+    auto* r = new packet;
+    r->t = packet::type::rst;
+    r->seq = core_.events().size();
+    r->from_host = p.to_host;
+    r->to_host = p.from_host;
+    r->from = p.to;
+    r->to = p.from;
+    r->sock = p.sock;
+    send_packet(r);
+    return;
+  }
+  // A repeated SYN (our SYN-ACK was lost) gets the same connection's SYN-ACK again.
+  tcp_connection* c = nullptr;
+  for (auto& existing : connections_)
+    if (existing && existing->sock[0] == p.sock && existing->host[0] == p.from_host && existing->ep[0] == p.from) c = existing.get();
+  if (c == nullptr) {
+    if (static_cast<int>(listener->accept_queue.size()) >= listener->backlog) return;  // full: the client retries
+    auto conn = std::make_unique<tcp_connection>();
+    conn->net = this;
+    conn->id = connections_.size() + 1;
+    conn->host[0] = p.from_host;
+    conn->host[1] = p.to_host;
+    conn->ep[0] = p.from;
+    conn->ep[1] = p.to;
+    socket_state& embryo = create_socket(*listener->ctx, transport::tcp);
+    embryo.open = true;
+    embryo.v6 = listener->v6;
+    embryo.connected = true;
+    embryo.local = p.to;
+    embryo.remote = p.from;
+    embryo.send_buffer = listener->send_buffer;
+    embryo.receive_buffer = listener->receive_buffer;
+    embryo.conn = conn.get();
+    embryo.side = 1;
+    conn->sock[0] = p.sock;
+    conn->sock[1] = embryo.id;
+    conn->established = true;
+    c = conn.get();
+    connections_.push_back(std::move(conn));
+    listener->accept_queue.push_back(embryo.id);
+    record(event_kind::tcp_connect, p.to_host, c->id, 1);
+    pump(*listener);
+  }
+  auto* r = new packet;
+  r->t = packet::type::syn_ack;
+  r->seq = core_.events().size();
+  r->from_host = p.to_host;
+  r->to_host = p.from_host;
+  r->from = p.to;
+  r->to = p.from;
+  r->sock = p.sock;
+  r->conn = c->id;
+  send_packet(r);
+}
+
+void net_core::on_syn_ack(packet& p) {
+  socket_state* s = find_socket(p.sock);
+  tcp_connection* c = find_connection(p.conn);
+  if (c == nullptr) return;
+  if (s == nullptr || !s->connecting || !hosts_[p.to_host].state->up) {
+    if (s == nullptr || !s->connected || s->conn != c)
+      send_rst(p.to_host, p.to, p.from_host, p.from, c->id, 1);
+    return;
+  }
+  s->connecting = false;
+  s->connected = true;
+  s->conn = c;
+  s->side = 0;
+  if (auto it = connect_timers_.find(s->id); it != connect_timers_.end()) core_.cancel(*it->second);
+  syn_attempts_.erase(s->id);
+  connect_started_.erase(s->id);
+  record(event_kind::tcp_connect, p.to_host, c->id, 0);
+  for (sock_op* op = s->pending_head; op != nullptr; op = op->next_pending_)
+    if (op->kind_ == sock_op::kind::connect) {
+      complete(*op, {}, 0);
+      break;
+    }
+  pump(*s);
+  // Data the server queued before we knew of the connection may flow now.
+  if (!c->chan[1].queue.empty() || c->chan[1].fin_queued) transmit(*c, 1);
+}
+
+void net_core::on_rst(packet& p) {
+  if (p.conn == 0) {  // refusing a connect
+    socket_state* s = find_socket(p.sock);
+    if (s == nullptr || !s->connecting) return;
+    s->connecting = false;
+    if (auto it = connect_timers_.find(s->id); it != connect_timers_.end()) core_.cancel(*it->second);
+    syn_attempts_.erase(s->id);
+    connect_started_.erase(s->id);
+    for (sock_op* op = s->pending_head; op != nullptr; op = op->next_pending_)
+      if (op->kind_ == sock_op::kind::connect) {
+        complete(*op, aerr::connection_refused, 0);
+        break;
+      }
+    pump(*s);
+    return;
+  }
+  tcp_connection* c = find_connection(p.conn);
+  if (c == nullptr) return;
+  if (socket_state* s = find_socket(c->sock[p.side])) fail_socket(*s, aerr::connection_reset);
+}
+
+void net_core::send_rst(std::uint32_t from_host, const net_endpoint& from, std::uint32_t to_host,
+                        const net_endpoint& to, std::uint64_t conn, int to_side) {
+  auto* r = new packet;
+  r->t = packet::type::rst;
+  r->seq = core_.events().size();
+  r->from_host = from_host;
+  r->to_host = to_host;
+  r->from = from;
+  r->to = to;
+  r->conn = conn;
+  r->side = to_side;
+  send_packet(r);
+}
+
+void net_core::queue_data(tcp_connection& c, int side, std::vector<char> bytes) {
+  tcp_channel& ch = c.chan[side];
+  ch.bytes_outstanding += bytes.size();
+  // Seeded segment sizes: mostly full segments, sometimes split, so a
+  // reader sees data arrive in pieces and framing bugs surface.
+  rng& r = core_.random(choice_purpose::network);
+  std::size_t off = 0;
+  while (off < bytes.size()) {
+    std::size_t n = std::min(mss, bytes.size() - off);
+    if (n > 1 && r.chance(0.25)) n = 1 + r.below(n - 1);
+    ch.queue.emplace_back(bytes.begin() + static_cast<std::ptrdiff_t>(off),
+                          bytes.begin() + static_cast<std::ptrdiff_t>(off + n));
+    off += n;
+  }
+  if (!ch.attempt_scheduled && c.established) transmit(c, side);
+}
+
+void net_core::queue_fin(tcp_connection& c, int side) {
+  tcp_channel& ch = c.chan[side];
+  if (ch.fin_queued) return;
+  ch.fin_queued = true;
+  if (!ch.attempt_scheduled) transmit(c, side);
+}
+
+void net_core::schedule_attempt(tcp_connection& c, int side, duration at) {
+  auto& ev = c.attempt[side];
+  if (!ev) {
+    // The owner is the connection; the side is recovered from which event fired.
+    ev = std::make_unique<timed_event>(
+        [](timed_event* e) {
+          auto* conn = static_cast<tcp_connection*>(e->owner());
+          const int s = conn->attempt[0].get() == e ? 0 : 1;
+          conn->chan[s].attempt_scheduled = false;
+          conn->net->transmit(*conn, s);
+        },
+        &c);
+  }
+  c.chan[side].attempt_scheduled = true;
+  core_.schedule(*ev, at);
+}
+
+// Sends every queued segment of one direction that the link lets through.
+// A blocked link, a power-cut peer or a lost segment means retransmission
+// after the RTO (doubling up to 120 s), until the user timeout aborts.
+void net_core::transmit(tcp_connection& c, int side) {
+  tcp_channel& ch = c.chan[side];
+  const std::uint32_t from = c.host[side], to = c.host[1 - side];
+  const link_config& cfg = link(from, to);
+  rng& r = core_.random(choice_purpose::network);
+  while (!ch.queue.empty() || ch.fin_queued) {
+    const verdict v = judge(from, to);
+    if (v == verdict::hold) return;  // release() resumes the channel
+    const bool lost = v == verdict::pass && from != to && r.chance(cfg.loss);
+    if (v == verdict::drop || lost) {
+      if (ch.stuck_since < duration::zero()) ch.stuck_since = core_.now();
+      if (core_.now() - ch.stuck_since >= tcp_user_timeout) {
+        if (socket_state* s = find_socket(c.sock[side])) fail_socket(*s, aerr::timed_out);
+        ch.queue.clear();
+        ch.fin_queued = false;
+        ch.bytes_outstanding = 0;
+        return;
+      }
+      record(event_kind::net_drop, from, c.id, lost ? drop_reason::lost : drop_reason::partitioned);
+      schedule_attempt(c, side, core_.now() + ch.rto);
+      ch.rto = std::min(ch.rto * 2, max_rto);
+      return;
+    }
+    auto* p = new packet;
+    p->t = packet::type::segment;
+    p->seq = core_.events().size();
+    p->from_host = from;
+    p->to_host = to;
+    p->from = c.ep[side];
+    p->to = c.ep[1 - side];
+    p->conn = c.id;
+    p->side = side;
+    p->net = this;
+    if (!ch.queue.empty()) {
+      p->data = std::move(ch.queue.front());
+      ch.queue.pop_front();
+    } else {
+      p->fin = true;
+      ch.fin_queued = false;
+    }
+    p->next = packets_;
+    if (packets_ != nullptr) packets_->prev = p;
+    packets_ = p;
+    record(event_kind::net_send, from, p->seq, to);
+    // Strictly after the previous segment: events due at one instant are
+    // released in seed order, which must not reorder a stream.
+    const duration at = std::max(core_.now() + (from == to ? duration::zero() : draw_latency(cfg)),
+                                 ch.last_arrival + duration(1));
+    ch.last_arrival = at;
+    ch.in_flight.push_back(p);
+    schedule_arrival(p, at);
+    ch.rto = initial_rto;
+    ch.stuck_since = duration(-1);
+  }
+}
+
+// A partition ate the head of the flight: everything in flight goes back to
+// the queue, in order, to be retransmitted.
+void net_core::retreat(tcp_connection& c, int side) {
+  tcp_channel& ch = c.chan[side];
+  while (!ch.in_flight.empty()) {
+    packet* p = ch.in_flight.back();
+    ch.in_flight.pop_back();
+    if (p->fin) ch.fin_queued = true;
+    else ch.queue.push_front(std::move(p->data));
+    drop_packet(p);
+  }
+  ch.last_arrival = core_.now();
+}
+
+void net_core::on_segment(packet& p) {
+  tcp_connection* c = find_connection(p.conn);
+  if (c == nullptr) {
+    drop_packet(&p);
+    return;
+  }
+  tcp_channel& ch = c->chan[p.side];
+  const verdict v = judge(p.from_host, p.to_host);
+  if (v != verdict::pass) {
+    record(event_kind::net_drop, p.to_host, p.seq, partitioned);
+    retreat(*c, p.side);
+    if (v == verdict::drop) {
+      if (ch.stuck_since < duration::zero()) ch.stuck_since = core_.now();
+      if (!ch.attempt_scheduled) schedule_attempt(*c, p.side, core_.now() + ch.rto);
+      ch.rto = std::min(ch.rto * 2, max_rto);
+    }
+    return;
+  }
+  record(event_kind::net_deliver, p.to_host, p.seq, p.data.size());
+  if (!ch.in_flight.empty() && ch.in_flight.front() == &p) ch.in_flight.pop_front();
+  ch.bytes_outstanding -= std::min(ch.bytes_outstanding, p.data.size());
+  socket_state* r = find_socket(c->sock[1 - p.side]);
+  if (r == nullptr || !hosts_[p.to_host].state->up) {
+    // The receiving end is gone: its OS answers with a reset.
+    if (!p.data.empty() || !p.fin) send_rst(p.to_host, p.to, p.from_host, p.from, c->id, p.side);
+  } else {
+    r->rx.insert(r->rx.end(), p.data.begin(), p.data.end());
+    if (p.fin) r->rx_fin = true;
+    pump(*r);
+  }
+  if (socket_state* s = find_socket(c->sock[p.side])) pump(*s);  // the window opened
+  drop_packet(&p);
+}
+
+void net_core::fail_socket(socket_state& s, boost::system::error_code ec) {
+  if (s.failed) return;
+  s.failed = ec;
+  s.connecting = false;
+  record(event_kind::tcp_reset, host_of_socket(s), s.conn != nullptr ? s.conn->id : 0,
+         static_cast<std::uint64_t>(ec.value()));
+  s.rx.clear();
+  detach_connection(s);
+  pump(s);
+}
+
+// Forgets the connection on this socket's side: queued data is dropped and
+// nothing more is retransmitted.
+void net_core::detach_connection(socket_state& s) noexcept {
+  tcp_connection* c = s.conn;
+  if (c == nullptr) return;
+  tcp_channel& ch = c->chan[s.side];
+  ch.queue.clear();
+  ch.fin_queued = false;
+  ch.bytes_outstanding = 0;
+  if (c->attempt[s.side]) core_.cancel(*c->attempt[s.side]);
+  ch.attempt_scheduled = false;
+  c->sock[s.side] = 0;
+  s.conn = nullptr;
+  s.connected = false;
+}
+
+void net_core::abort_connection(socket_state& s, bool send_reset) {
+  tcp_connection* c = s.conn;
+  if (c == nullptr) return;
+  if (send_reset) send_rst(c->host[s.side], c->ep[s.side], c->host[1 - s.side], c->ep[1 - s.side], c->id, 1 - s.side);
+  record(event_kind::tcp_close, host_of_socket(s), c->id, send_reset ? 1 : 0);
+  detach_connection(s);
+}
+
+boost::system::error_code net_core::close(socket_state& s) {
+  if (!s.open) return aerr::bad_descriptor;
+  cancel(s);
+  if (s.connecting) {
+    s.connecting = false;
+    if (auto it = connect_timers_.find(s.id); it != connect_timers_.end()) core_.cancel(*it->second);
+  }
+  if (s.conn != nullptr) {
+    // Unread data, or linger 0, makes a close abortive (RST); otherwise the
+    // queued data drains and a FIN follows.
+    const bool abortive = !s.rx.empty() || (s.linger_on && s.linger_seconds == 0);
+    if (abortive) {
+      abort_connection(s, true);
+    } else {
+      tcp_connection* c = s.conn;
+      queue_fin(*c, s.side);
+      record(event_kind::tcp_close, host_of_socket(s), c->id, 0);
+      c->sock[s.side] = 0;
+      s.conn = nullptr;
+    }
+  }
+  for (std::uint64_t id : s.accept_queue) {
+    if (socket_state* e = find_socket(id)) {
+      abort_connection(*e, true);
+      sockets_[id - 1] = nullptr;
+      delete e;
+    }
+  }
+  s.accept_queue.clear();
+  if (s.bound) {
+    auto it = ports_.find({host_of_socket(s), static_cast<std::uint8_t>(s.proto), s.local.port});
+    if (it != ports_.end() && it->second == s.id) ports_.erase(it);
+  }
+  reset_state(s);
+  return {};
+}
+
+// Back to a fresh, closed socket, keeping identity (id, context, protocol)
+// and any operations still queued on it.
+void net_core::reset_state(socket_state& s) noexcept {
+  socket_state fresh;
+  fresh.id = s.id;
+  fresh.ctx = s.ctx;
+  fresh.proto = s.proto;
+  fresh.pending_head = s.pending_head;
+  fresh.pending_tail = s.pending_tail;
+  s = std::move(fresh);
+}
+
+boost::system::error_code net_core::shutdown(socket_state& s, bool send, bool receive) {
+  if (!s.open) return aerr::bad_descriptor;
+  if (s.proto == transport::tcp && !s.connected) return aerr::not_connected;
+  if (send && !s.tx_shutdown && s.conn != nullptr) {
+    s.tx_shutdown = true;
+    queue_fin(*s.conn, s.side);
+  }
+  if (receive) s.rx_shutdown = true;
+  pump(s);
+  return {};
+}
+
+void net_core::host_crashed(std::uint32_t host, bool power) {
+  for (socket_state* s : sockets_) {
+    if (s == nullptr || host_of_socket(*s) != host) continue;
+    if (power) {
+      // Silence: the machine is gone, peers notice only by their timeouts.
+      detach_connection(*s);
+      s->connecting = false;
+    } else if (s->open) {
+      // The OS closes what the process left open: RST where data was unread, else FIN.
+      close(*s);
+    }
+  }
+  for (auto it = ports_.begin(); it != ports_.end();) {
+    if (std::get<0>(it->first) == host) it = ports_.erase(it);
+    else ++it;
+  }
+}
+
+void net_core::host_restarted(std::uint32_t) {}
+
+}  // namespace simasio::detail

@@ -1,0 +1,108 @@
+// network.cpp — the network façade (links, faults) and name resolution
+#include <simasio/net/network.hpp>
+
+#include <simasio/host.hpp>
+#include <simasio/ip/basic_resolver.hpp>
+#include <simasio/net/net_core.hpp>
+
+#include <boost/asio/error.hpp>
+
+#include <algorithm>
+#include <charconv>
+
+namespace simasio {
+
+namespace {
+enum fault_code : std::uint64_t { fault_block = 1, fault_heal = 2, fault_hold = 3, fault_release = 4, fault_config = 5 };
+}
+
+void network::configure(link_config config) {
+  net_->default_link = std::move(config);
+  net_->core().record(event_kind::net_fault, no_host, fault_config, no_host);
+}
+
+void network::configure(host& from, host& to, link_config config) {
+  net_->links[{from.id(), to.id()}] = std::move(config);
+  net_->core().record(event_kind::net_fault, from.id(), fault_config, to.id());
+}
+
+void network::partition(std::vector<std::vector<host*>> groups) {
+  for (std::size_t g = 0; g < groups.size(); ++g)
+    for (std::size_t other = 0; other < groups.size(); ++other) {
+      if (g == other) continue;
+      for (host* a : groups[g])
+        for (host* b : groups[other]) {
+          net_->blocked.insert({a->id(), b->id()});
+          net_->core().record(event_kind::net_fault, a->id(), fault_block, b->id());
+        }
+    }
+}
+
+void network::block(host& from, host& to) {
+  net_->blocked.insert({from.id(), to.id()});
+  net_->core().record(event_kind::net_fault, from.id(), fault_block, to.id());
+}
+
+void network::heal() {
+  net_->blocked.clear();
+  net_->core().record(event_kind::net_fault, no_host, fault_heal, no_host);
+}
+
+void network::hold(host& a, host& b) {
+  net_->held.insert({std::min(a.id(), b.id()), std::max(a.id(), b.id())});
+  net_->core().record(event_kind::net_fault, a.id(), fault_hold, b.id());
+}
+
+void network::release(host& a, host& b) {
+  net_->core().record(event_kind::net_fault, a.id(), fault_release, b.id());
+  net_->release(a.id(), b.id());
+}
+
+void network::set_tcp_user_timeout(duration d) { net_->tcp_user_timeout = d; }
+void network::set_connect_timeout(duration d) { net_->connect_timeout = d; }
+
+namespace ip::detail {
+
+boost::system::error_code lookup(simasio::detail::net_core& net, std::uint32_t from_host, std::string_view host,
+                                 boost::asio::ip::address& out) {
+  if (host == "localhost" || host.empty()) {
+    out = boost::asio::ip::address_v4::loopback();
+    return {};
+  }
+  boost::system::error_code ec;
+  out = boost::asio::ip::make_address(std::string(host), ec);
+  if (!ec) return {};
+  for (std::uint32_t id = 0; id < net.host_count(); ++id) {
+    if (net.host_name(id) == host) {
+      out = net.host_address(id);
+      return {};
+    }
+  }
+  (void)from_host;
+  return boost::asio::error::host_not_found;
+}
+
+boost::system::error_code lookup_service(std::string_view service, std::uint16_t& port) {
+  static constexpr std::pair<std::string_view, std::uint16_t> known[] = {
+      {"ftp", 21}, {"ssh", 22}, {"telnet", 23}, {"smtp", 25}, {"domain", 53}, {"http", 80},
+      {"pop3", 110}, {"imap", 143}, {"https", 443}, {"redis", 6379}, {"http-alt", 8080}};
+  if (service.empty()) {
+    port = 0;
+    return {};
+  }
+  unsigned value = 0;
+  const auto [end, err] = std::from_chars(service.data(), service.data() + service.size(), value);
+  if (err == std::errc() && end == service.data() + service.size() && value <= 65535) {
+    port = static_cast<std::uint16_t>(value);
+    return {};
+  }
+  for (const auto& [name, p] : known)
+    if (name == service) {
+      port = p;
+      return {};
+    }
+  return boost::asio::error::service_not_found;
+}
+
+}  // namespace ip::detail
+}  // namespace simasio

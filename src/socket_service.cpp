@@ -1,0 +1,142 @@
+// socket_service.cpp — sockets of one io_context: creation, options, sync calls
+#include <simasio/detail/socket_service.hpp>
+
+#include <simasio/detail/current.hpp>
+#include <simasio/world.hpp>
+
+#include <boost/asio/detail/socket_types.hpp>
+
+namespace simasio::detail {
+
+socket_service::socket_service(boost::asio::execution_context& ctx)
+    : boost::asio::execution_context::service(ctx) {
+  io_context& io = sim_context_of(ctx, "socket");
+  ctx_ = &io.sim_state();
+  net_ = &io.get_world().sim_net();
+  ctx_->sources.push_back(this);
+}
+
+socket_service::~socket_service() {
+  auto& sources = ctx_->sources;
+  for (auto it = sources.begin(); it != sources.end(); ++it)
+    if (*it == this) {
+      sources.erase(it);
+      break;
+    }
+}
+
+net_core& socket_service::net_checked() const {
+  if (net_ == nullptr || ctx_->core == nullptr) io_context::sim_core_of_orphan();
+  return *net_;
+}
+
+socket_state& socket_service::create(transport proto) { return net_checked().create_socket(*ctx_, proto); }
+
+void socket_service::destroy(socket_state& s) noexcept {
+  if (net_ != nullptr) net_->destroy_socket(s);
+  else delete &s;
+}
+
+void socket_service::shutdown() {
+  abandon();
+  // The world (and its network) is going away; sockets that outlive it
+  // only free their state.
+  if (ctx_->core == nullptr) net_ = nullptr;
+}
+
+void socket_service::abandon() noexcept {
+  if (net_ != nullptr) net_->abandon(*ctx_);
+}
+
+void socket_service::describe(std::vector<std::string>& out) const {
+  if (net_ != nullptr) net_->describe_pending(*ctx_, out);
+}
+
+boost::system::error_code socket_service::set_option(socket_state& s, int level, int name, const void* data,
+                                                     std::size_t size) {
+  auto as_int = [&] { return size >= sizeof(int) ? *static_cast<const int*>(data) : 0; };
+  if (level == SOL_SOCKET) {
+    switch (name) {
+      case SO_REUSEADDR: s.reuse_address = as_int() != 0; return {};
+      case SO_KEEPALIVE: s.keep_alive = as_int() != 0; return {};
+      case SO_BROADCAST: s.broadcast = as_int() != 0; return {};
+      case SO_SNDBUF:
+        if (as_int() <= 0) return boost::asio::error::invalid_argument;
+        s.send_buffer = static_cast<std::size_t>(as_int());
+        return {};
+      case SO_RCVBUF:
+        if (as_int() <= 0) return boost::asio::error::invalid_argument;
+        s.receive_buffer = static_cast<std::size_t>(as_int());
+        return {};
+      case SO_LINGER: {
+        const auto* l = static_cast<const ::linger*>(data);
+        s.linger_on = l->l_onoff != 0;
+        s.linger_seconds = l->l_linger;
+        return {};
+      }
+      default: return {};  // accepted, no effect in the simulation
+    }
+  }
+  if (level == IPPROTO_TCP && name == TCP_NODELAY) {
+    s.no_delay = as_int() != 0;
+    return {};
+  }
+  return {};
+}
+
+boost::system::error_code socket_service::get_option(const socket_state& s, int level, int name, void* data,
+                                                     std::size_t& size) const {
+  auto put_int = [&](int v) {
+    if (size >= sizeof(int)) *static_cast<int*>(data) = v;
+    size = sizeof(int);
+    return boost::system::error_code();
+  };
+  if (level == SOL_SOCKET) {
+    switch (name) {
+      case SO_REUSEADDR: return put_int(s.reuse_address);
+      case SO_KEEPALIVE: return put_int(s.keep_alive);
+      case SO_BROADCAST: return put_int(s.broadcast);
+      case SO_SNDBUF: return put_int(static_cast<int>(s.send_buffer));
+      case SO_RCVBUF: return put_int(static_cast<int>(s.receive_buffer));
+      case SO_LINGER: {
+        auto* l = static_cast<::linger*>(data);
+        l->l_onoff = s.linger_on ? 1 : 0;
+        l->l_linger = s.linger_seconds;
+        size = sizeof(::linger);
+        return {};
+      }
+      default: return put_int(0);
+    }
+  }
+  if (level == IPPROTO_TCP && name == TCP_NODELAY) return put_int(s.no_delay);
+  return put_int(0);
+}
+
+std::pair<boost::system::error_code, std::size_t> run_sync(
+    socket_service& svc, const std::function<void(std::function<void(boost::system::error_code, std::size_t)>)>& start) {
+  world_core& core = *svc.ctx().core;
+  if (core.running()) return {error::would_block, 0};
+  if (!svc.ctx().host->up) return {error::host_down, 0};
+  auto result = std::make_shared<std::optional<std::pair<boost::system::error_code, std::size_t>>>();
+  start([result](boost::system::error_code ec, std::size_t n) { *result = std::make_pair(ec, n); });
+  if (!result->has_value()) {
+    const std::function<bool()> done = [&result] { return result->has_value(); };
+    run_limits limits;
+    limits.until = &done;
+    while (!result->has_value() && core.run(limits).end == run_end::stopped) {
+    }
+  }
+  if (!result->has_value()) return {error::stalled, 0};
+  return **result;
+}
+
+void throw_socket_error(const boost::system::error_code& ec, const char* what) {
+  if (!ec) return;
+  if (ec == error::would_block)
+    throw boost::system::system_error(ec, std::string("simasio: socket ") + what +
+                                              "() was called inside a handler; a blocking call there can never "
+                                              "complete. Use the async_ form");
+  throw boost::system::system_error(ec, what);
+}
+
+}  // namespace simasio::detail
