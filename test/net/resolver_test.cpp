@@ -1,0 +1,67 @@
+// resolver_test.cpp — names of the world's hosts, localhost, numbers, failures
+#include <simasio/asio.hpp>
+#include <simasio/simasio.hpp>
+
+#include <boost/test/unit_test.hpp>
+
+namespace net = simasio::asio;
+using net::ip::tcp;
+
+BOOST_AUTO_TEST_SUITE(resolver)
+
+BOOST_AUTO_TEST_CASE(resolves_host_names_localhost_and_numbers) {
+  simasio::world w;
+  auto& a = w.add_host("alpha");
+  auto& b = w.add_host("beta");
+  tcp::resolver r(a.context());
+  auto res = r.resolve("beta", "http");
+  BOOST_REQUIRE(res.size() == 1u);
+  BOOST_TEST(res.begin()->endpoint() == tcp::endpoint(b.address(), 80));
+  BOOST_TEST(res.begin()->host_name() == "beta");
+  BOOST_TEST(r.resolve("localhost", "8080").begin()->endpoint().address().is_loopback());
+  BOOST_TEST(r.resolve("10.0.0.2", "1").begin()->endpoint().address() == b.address());
+  auto rev = r.resolve(tcp::endpoint(b.address(), 22));
+  BOOST_TEST(rev.begin()->host_name() == "beta");
+}
+
+BOOST_AUTO_TEST_CASE(unknown_names_fail_with_host_not_found) {
+  simasio::world w;
+  auto& a = w.add_host("alpha");
+  tcp::resolver r(a.context());
+  boost::system::error_code ec;
+  r.resolve("nowhere", "80", ec);
+  BOOST_TEST(ec == net::error::host_not_found);
+  r.resolve("alpha", "no-such-service", ec);
+  BOOST_TEST(ec == net::error::service_not_found);
+  boost::system::error_code async_ec;
+  r.async_resolve("nowhere", "80", [&](boost::system::error_code e, tcp::resolver::results_type) { async_ec = e; });
+  BOOST_TEST(!async_ec);  // never inline
+  w.run();
+  BOOST_TEST(async_ec == net::error::host_not_found);
+}
+
+BOOST_AUTO_TEST_CASE(connect_free_function_tries_each_endpoint) {
+  simasio::world w;
+  auto& a = w.add_host("alpha");
+  auto& b = w.add_host("beta");
+  tcp::acceptor acc(b.context(), tcp::endpoint(tcp::v4(), 443));
+  std::vector<tcp::endpoint> eps{tcp::endpoint(b.address(), 1), tcp::endpoint(b.address(), 443)};
+  tcp::socket s(a.context());
+  const tcp::endpoint chosen = net::connect(s, eps);
+  BOOST_TEST(chosen.port() == 443);
+  tcp::socket s2(a.context());
+  tcp::endpoint async_chosen;
+  net::async_connect(s2, eps, [&](boost::system::error_code ec, const tcp::endpoint& ep) {
+    BOOST_TEST(!ec);
+    async_chosen = ep;
+  });
+  w.run();
+  BOOST_TEST(async_chosen.port() == 443);
+  tcp::socket s3(a.context());
+  boost::system::error_code ec;
+  auto it = net::connect(s3, eps.begin(), eps.begin() + 1, ec);
+  BOOST_TEST(ec == net::error::connection_refused);
+  BOOST_TEST((it == eps.begin() + 1));
+}
+
+BOOST_AUTO_TEST_SUITE_END()

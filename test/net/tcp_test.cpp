@@ -1,0 +1,350 @@
+// tcp_test.cpp — simulated TCP: connect, transfer, close, reset, crashes, timeouts
+#include <simasio/asio.hpp>
+#include <simasio/simasio.hpp>
+
+#include <boost/asio/experimental/awaitable_operators.hpp>
+#include <boost/test/unit_test.hpp>
+
+#include <array>
+#include <memory>
+#include <string>
+
+namespace net = simasio::asio;
+using net::ip::tcp;
+using namespace std::chrono_literals;
+using simasio::duration;
+
+namespace {
+
+struct two_hosts {
+  explicit two_hosts(std::uint64_t seed = 1, simasio::link_config link = {}) : w(seed) {
+    w.net().configure(link);
+  }
+  simasio::world w;
+  simasio::host& server = w.add_host("server");
+  simasio::host& client = w.add_host("client");
+  tcp::endpoint server_ep{server.address(), 7000};
+};
+
+// Accepts one connection and hands it to `with`.
+template <class F>
+void accept_one(simasio::host& h, std::uint16_t port, F with) {
+  auto acc = std::make_shared<tcp::acceptor>(h.context(), tcp::endpoint(tcp::v4(), port));
+  acc->async_accept([acc, with](boost::system::error_code ec, tcp::socket s) mutable {
+    BOOST_REQUIRE(!ec);
+    with(std::make_shared<tcp::socket>(std::move(s)));
+  });
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(tcp_socket)
+
+BOOST_AUTO_TEST_CASE(connect_and_exchange_from_the_test_body) {
+  two_hosts t;
+  tcp::acceptor acc(t.server.context(), tcp::endpoint(tcp::v4(), 7000));
+  tcp::socket s(t.client.context());
+  s.connect(t.server_ep);
+  tcp::socket peer(t.server.context());
+  acc.accept(peer);
+  BOOST_TEST(s.remote_endpoint() == t.server_ep);
+  BOOST_TEST(peer.remote_endpoint() == s.local_endpoint());
+  BOOST_TEST(s.local_endpoint().address() == t.client.address());
+  BOOST_TEST(s.local_endpoint().port() >= 49152);
+  net::write(s, net::buffer(std::string("hello")));
+  std::string got(5, '\0');
+  net::read(peer, net::buffer(got));
+  BOOST_TEST(got == "hello");
+  BOOST_TEST(t.w.now() > duration::zero());
+}
+
+BOOST_AUTO_TEST_CASE(connect_to_closed_port_is_refused_after_one_round_trip) {
+  simasio::link_config link;
+  link.min_latency = link.max_latency = 5ms;
+  two_hosts t(1, link);
+  tcp::socket s(t.client.context());
+  boost::system::error_code ec;
+  s.connect(tcp::endpoint(t.server.address(), 1234), ec);
+  BOOST_TEST(ec == net::error::connection_refused);
+  BOOST_TEST((t.w.now() == duration(10ms)));
+}
+
+BOOST_AUTO_TEST_CASE(connect_across_a_partition_times_out) {
+  two_hosts t;
+  tcp::acceptor acc(t.server.context(), tcp::endpoint(tcp::v4(), 7000));
+  t.w.net().partition({{&t.server}, {&t.client}});
+  t.w.net().set_connect_timeout(30s);
+  tcp::socket s(t.client.context());
+  boost::system::error_code ec;
+  s.connect(t.server_ep, ec);
+  BOOST_TEST(ec == net::error::timed_out);
+  BOOST_TEST(t.w.now() >= duration(30s));
+}
+
+BOOST_AUTO_TEST_CASE(connect_succeeds_once_the_partition_heals) {
+  two_hosts t;
+  tcp::acceptor acc(t.server.context(), tcp::endpoint(tcp::v4(), 7000));
+  t.w.net().partition({{&t.server}, {&t.client}});
+  simasio::steady_timer heal(t.client.context(), 2500ms);
+  heal.async_wait([&](auto) { t.w.net().heal(); });
+  tcp::socket s(t.client.context());
+  s.connect(t.server_ep);  // SYN retried at 1 s, 3 s: the one at 3 s gets through
+  BOOST_TEST(t.w.now() >= duration(3s));
+  BOOST_TEST(s.is_open());
+}
+
+BOOST_AUTO_TEST_CASE(graceful_close_delivers_data_then_eof) {
+  for (std::uint64_t seed = 0; seed < 50; ++seed) {
+    two_hosts t(seed);
+    std::string received;
+    boost::system::error_code final_ec;
+    accept_one(t.server, 7000, [&](std::shared_ptr<tcp::socket> s) {
+      auto buf = std::make_shared<std::string>();
+      net::async_read(*s, net::dynamic_buffer(*buf), [&, s, buf](boost::system::error_code ec, std::size_t) {
+        received = *buf;
+        final_ec = ec;
+      });
+    });
+    net::co_spawn(
+        t.client.context(),
+        [&]() -> net::awaitable<void> {
+          tcp::socket s(co_await net::this_coro::executor);
+          co_await s.async_connect(t.server_ep, net::use_awaitable);
+          co_await net::async_write(s, net::buffer(std::string(3000, 'z')), net::use_awaitable);
+          s.close();
+        },
+        net::detached);
+    t.w.run();
+    BOOST_TEST(received == std::string(3000, 'z'));
+    BOOST_TEST(final_ec == net::error::eof);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(close_with_unread_data_resets_the_peer) {
+  two_hosts t;
+  tcp::acceptor acc(t.server.context(), tcp::endpoint(tcp::v4(), 7000));
+  tcp::socket s(t.client.context());
+  s.connect(t.server_ep);
+  tcp::socket peer(t.server.context());
+  acc.accept(peer);
+  net::write(peer, net::buffer(std::string("unread")));
+  s.wait(tcp::socket::wait_read);  // the data is there, nobody reads it
+  s.close();                        // abortive: RST
+  char c;
+  boost::system::error_code ec;
+  peer.read_some(net::buffer(&c, 1), ec);
+  BOOST_TEST(ec == net::error::connection_reset);
+}
+
+BOOST_AUTO_TEST_CASE(linger_zero_makes_close_abortive) {
+  two_hosts t;
+  tcp::acceptor acc(t.server.context(), tcp::endpoint(tcp::v4(), 7000));
+  tcp::socket s(t.client.context());
+  s.connect(t.server_ep);
+  tcp::socket peer(t.server.context());
+  acc.accept(peer);
+  s.set_option(net::socket_base::linger(true, 0));
+  net::socket_base::linger l;
+  s.get_option(l);
+  BOOST_TEST(l.enabled());
+  BOOST_TEST(l.timeout() == 0);
+  s.close();
+  char c;
+  boost::system::error_code ec;
+  peer.read_some(net::buffer(&c, 1), ec);
+  BOOST_TEST(ec == net::error::connection_reset);
+}
+
+BOOST_AUTO_TEST_CASE(shutdown_send_gives_the_peer_eof_and_keeps_receiving) {
+  two_hosts t;
+  tcp::acceptor acc(t.server.context(), tcp::endpoint(tcp::v4(), 7000));
+  tcp::socket s(t.client.context());
+  s.connect(t.server_ep);
+  tcp::socket peer(t.server.context());
+  acc.accept(peer);
+  s.shutdown(tcp::socket::shutdown_send);
+  char c;
+  boost::system::error_code ec;
+  peer.read_some(net::buffer(&c, 1), ec);
+  BOOST_TEST(ec == net::error::eof);
+  net::write(peer, net::buffer(std::string("still")));
+  std::string got(5, '\0');
+  net::read(s, net::buffer(got));
+  BOOST_TEST(got == "still");
+  boost::system::error_code wec;
+  s.write_some(net::buffer("x", 1), wec);
+  BOOST_TEST(wec == net::error::broken_pipe);
+}
+
+BOOST_AUTO_TEST_CASE(killed_process_closes_its_sockets_with_fin_or_rst) {
+  // FIN where nothing was unread: the peer reads eof.
+  {
+    two_hosts t;
+    tcp::acceptor acc(t.server.context(), tcp::endpoint(tcp::v4(), 7000));
+    tcp::socket s(t.client.context());
+    s.connect(t.server_ep);
+    tcp::socket peer(t.server.context());
+    acc.accept(peer);
+    t.server.crash(simasio::crash_kind::process);
+    char c;
+    boost::system::error_code ec;
+    s.read_some(net::buffer(&c, 1), ec);
+    BOOST_TEST(ec == net::error::eof);
+    // Later segments to the dead connection draw a reset.
+    net::write(s, net::buffer("late", 4), ec);
+    s.wait(tcp::socket::wait_error, ec);
+    s.write_some(net::buffer("x", 1), ec);
+    BOOST_TEST(ec == net::error::connection_reset);
+  }
+  // RST where data was left unread: the peer gets connection_reset.
+  {
+    two_hosts t;
+    tcp::acceptor acc(t.server.context(), tcp::endpoint(tcp::v4(), 7000));
+    tcp::socket s(t.client.context());
+    s.connect(t.server_ep);
+    tcp::socket peer(t.server.context());
+    acc.accept(peer);
+    net::write(s, net::buffer("unread", 6));
+    peer.wait(tcp::socket::wait_read);
+    t.server.crash(simasio::crash_kind::process);
+    char c;
+    boost::system::error_code ec;
+    s.read_some(net::buffer(&c, 1), ec);
+    BOOST_TEST(ec == net::error::connection_reset);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(power_cut_host_is_silent_until_the_user_timeout) {
+  two_hosts t;
+  t.w.net().set_tcp_user_timeout(5min);
+  tcp::acceptor acc(t.server.context(), tcp::endpoint(tcp::v4(), 7000));
+  tcp::socket s(t.client.context());
+  s.connect(t.server_ep);
+  tcp::socket peer(t.server.context());
+  acc.accept(peer);
+  const duration cut = t.w.now();
+  t.server.crash(simasio::crash_kind::power);
+  boost::system::error_code read_ec, write_ec;
+  char c;
+  s.async_read_some(net::buffer(&c, 1), [&](boost::system::error_code ec, std::size_t) { read_ec = ec; });
+  net::async_write(s, net::buffer(std::string(100, 'q')), [&](boost::system::error_code ec, std::size_t) {
+    write_ec = ec;
+  });
+  t.w.run_for(4min);
+  BOOST_TEST(!read_ec);  // silence: nothing has happened yet
+  t.w.run_for(10min);
+  BOOST_TEST(read_ec == net::error::timed_out);
+  BOOST_TEST(t.w.now() - cut >= duration(5min));
+}
+
+BOOST_AUTO_TEST_CASE(segments_to_a_restarted_power_cut_host_draw_reset) {
+  two_hosts t;
+  tcp::acceptor acc(t.server.context(), tcp::endpoint(tcp::v4(), 7000));
+  tcp::socket s(t.client.context());
+  s.connect(t.server_ep);
+  tcp::socket peer(t.server.context());
+  acc.accept(peer);
+  t.server.crash(simasio::crash_kind::power);
+  t.server.restart();
+  boost::system::error_code ec;
+  net::write(s, net::buffer("hi", 2), ec);
+  char c;
+  s.read_some(net::buffer(&c, 1), ec);
+  BOOST_TEST(ec == net::error::connection_reset);
+}
+
+BOOST_AUTO_TEST_CASE(binding_a_taken_port_is_address_in_use) {
+  two_hosts t;
+  tcp::acceptor a(t.server.context(), tcp::endpoint(tcp::v4(), 7000));
+  tcp::acceptor b(t.server.context());
+  b.open(tcp::v4());
+  boost::system::error_code ec;
+  b.bind(tcp::endpoint(tcp::v4(), 7000), ec);
+  BOOST_TEST(ec == net::error::address_in_use);
+  a.close();
+  b.bind(tcp::endpoint(tcp::v4(), 7000), ec);
+  BOOST_TEST(!ec);
+}
+
+BOOST_AUTO_TEST_CASE(blocking_calls_inside_a_handler_fail_with_would_block) {
+  two_hosts t;
+  tcp::socket s(t.client.context());
+  boost::system::error_code ec;
+  net::post(t.client.context(), [&] { s.connect(t.server_ep, ec); });
+  t.w.run();
+  BOOST_TEST(ec == simasio::error::would_block);
+}
+
+BOOST_AUTO_TEST_CASE(cancel_aborts_pending_reads_and_the_socket_stays_usable) {
+  two_hosts t;
+  tcp::acceptor acc(t.server.context(), tcp::endpoint(tcp::v4(), 7000));
+  tcp::socket s(t.client.context());
+  s.connect(t.server_ep);
+  tcp::socket peer(t.server.context());
+  acc.accept(peer);
+  char c;
+  boost::system::error_code ec;
+  s.async_read_some(net::buffer(&c, 1), [&](boost::system::error_code e, std::size_t) { ec = e; });
+  net::post(t.client.context(), [&] { s.cancel(); });
+  t.w.run();
+  BOOST_TEST(ec == net::error::operation_aborted);
+  net::write(peer, net::buffer("k", 1));
+  BOOST_TEST(s.read_some(net::buffer(&c, 1)) == 1u);
+  BOOST_TEST(c == 'k');
+}
+
+BOOST_AUTO_TEST_CASE(timeout_idiom_read_or_timer_across_seeds) {
+  using namespace net::experimental::awaitable_operators;
+  int timeouts = 0, replies = 0;
+  for (std::uint64_t seed = 0; seed < 100; ++seed) {
+    simasio::link_config link;
+    link.min_latency = 10ms;
+    link.max_latency = 60ms;
+    two_hosts t(seed, link);
+    accept_one(t.server, 7000, [](std::shared_ptr<tcp::socket> s) {
+      auto buf = std::make_shared<std::array<char, 4>>();
+      net::async_read(*s, net::buffer(*buf), [s, buf](boost::system::error_code ec, std::size_t) {
+        if (!ec) net::async_write(*s, net::buffer("pong", 4), [s](auto, auto) {});
+      });
+    });
+    bool done = false;
+    net::co_spawn(
+        t.client.context(),
+        [&]() -> net::awaitable<void> {
+          auto ex = co_await net::this_coro::executor;
+          tcp::socket s(ex);
+          co_await s.async_connect(t.server_ep, net::use_awaitable);
+          co_await net::async_write(s, net::buffer("ping", 4), net::use_awaitable);
+          net::steady_timer deadline(ex, 80ms);  // the round trip takes 20..120 ms
+          char buf[4];
+          auto r = co_await (s.async_read_some(net::buffer(buf), net::use_awaitable) ||
+                             deadline.async_wait(net::use_awaitable));
+          if (r.index() == 0) ++replies;
+          else ++timeouts;
+          // The losing operation was cancelled; the socket still works.
+          if (r.index() == 1) co_await s.async_read_some(net::buffer(buf), net::use_awaitable);
+          done = true;
+        },
+        net::detached);
+    t.w.run();
+    BOOST_TEST(done);
+  }
+  BOOST_TEST(timeouts > 0);  // the round trip straddles the deadline on some seeds
+  BOOST_TEST(replies > 0);
+}
+
+BOOST_AUTO_TEST_CASE(small_send_buffer_bounds_partial_writes) {
+  two_hosts t;
+  tcp::acceptor acc(t.server.context(), tcp::endpoint(tcp::v4(), 7000));
+  tcp::socket s(t.client.context());
+  s.connect(t.server_ep);
+  s.set_option(net::socket_base::send_buffer_size(100));
+  net::socket_base::send_buffer_size size;
+  s.get_option(size);
+  BOOST_TEST(size.value() == 100);
+  const std::size_t n = s.write_some(net::buffer(std::string(1000, 'w')));
+  BOOST_TEST(n >= 1u);
+  BOOST_TEST(n <= 100u);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
