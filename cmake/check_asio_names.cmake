@@ -77,6 +77,8 @@ set(_replaced_by_simasio
   basic_stream_socket
   basic_datagram_socket
   basic_socket_acceptor
+  basic_signal_set
+  signal_set
 )
 
 # ---------------------------------------------------------------------------

@@ -73,6 +73,7 @@ const char* to_string(event_kind k) noexcept {
     case event_kind::tcp_connect: return "tcp_connect";
     case event_kind::tcp_reset: return "tcp_reset";
     case event_kind::tcp_close: return "tcp_close";
+    case event_kind::signal: return "signal";
   }
   return "unknown";
 }

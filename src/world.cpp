@@ -6,6 +6,7 @@
 #include <simasio/error.hpp>
 #include <simasio/io_context.hpp>
 #include <simasio/net/net_core.hpp>
+#include <simasio/basic_signal_set.hpp>
 
 #include <cmath>
 
@@ -148,6 +149,17 @@ void host::restart() {
   state_.powered = true;
   world_->sim_core().record(event_kind::restart, state_.id);
   boot();
+}
+
+void host::raise(int sig) {
+  detail::world_core& core = world_->sim_core();
+  core.record(event_kind::signal, state_.id, static_cast<std::uint64_t>(sig));
+  if (!state_.up) return;
+  for (detail::context_state* ctx : core.contexts()) {
+    if (ctx == nullptr || ctx->host != &state_) continue;
+    if (boost::asio::has_service<detail::signal_service>(*ctx->exec))
+      boost::asio::use_service<detail::signal_service>(*ctx->exec).raise(sig);
+  }
 }
 
 void host::set_clock(duration offset, double drift_ppm) {

@@ -25,6 +25,7 @@
 #include <simasio/basic_socket.hpp>
 #include <simasio/basic_socket_acceptor.hpp>
 #include <simasio/basic_stream_socket.hpp>
+#include <simasio/basic_signal_set.hpp>
 #include <simasio/basic_waitable_timer.hpp>
 #include <simasio/connect.hpp>
 #include <simasio/io_context.hpp>
@@ -60,9 +61,9 @@ using boost::asio::async_connect;
 using simasio::connect;
 using simasio::async_connect;
 
-// Replaced by the simulated network later; Asio's own until then.
-using boost::asio::basic_signal_set;
-using boost::asio::signal_set;
+// Signals come from host::raise, not from the real process.
+using simasio::basic_signal_set;
+using simasio::signal_set;
 
 // ---------------------------------------------------------------------------
 // Execution contexts and services.

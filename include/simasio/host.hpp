@@ -49,6 +49,11 @@ class host {
   /// How the host was last taken down (meaningful while !up()).
   crash_kind last_crash() const noexcept { return last_crash_; }
 
+  /// Raises signal @p sig on this host: every simasio signal_set of its
+  /// contexts that contains it completes a wait (or keeps the signal for
+  /// the next wait). No real signal is sent.
+  void raise(int sig);
+
   /// Skews this host's view of time: its clocks read world time + offset,
   /// running fast (drift_ppm > 0) or slow by drift_ppm parts per million.
   /// @throws config_error if drift_ppm <= -1'000'000.

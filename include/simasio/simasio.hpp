@@ -25,6 +25,7 @@
 #define SIMASIO_SIMASIO_HPP
 
 #include <simasio/basic_datagram_socket.hpp>
+#include <simasio/basic_signal_set.hpp>
 #include <simasio/basic_socket_acceptor.hpp>
 #include <simasio/basic_stream_socket.hpp>
 #include <simasio/basic_waitable_timer.hpp>

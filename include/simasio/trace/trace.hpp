@@ -30,6 +30,7 @@ enum class event_kind : std::uint8_t {
   tcp_connect = 14,  ///< a TCP connection was established: a = connection id
   tcp_reset = 15,    ///< a TCP socket failed: a = connection id, b = error value
   tcp_close = 16,    ///< a TCP socket closed: a = connection id, b = 1 if abortive
+  signal = 17,       ///< host::raise: a = signal number
 };
 
 /// Lower-case name of a kind ("handler", "time_advance", ...).
