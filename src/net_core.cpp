@@ -16,7 +16,6 @@ namespace aerr = boost::asio::error;
 
 namespace {
 constexpr std::size_t max_datagram = 65507;
-constexpr std::size_t mss = 1460;
 constexpr duration max_rto = std::chrono::seconds(120);
 constexpr duration initial_rto = std::chrono::milliseconds(200);
 
@@ -105,6 +104,19 @@ duration net_core::draw_latency(const link_config& cfg) {
 
 void net_core::record(event_kind k, std::uint32_t host, std::uint64_t a, std::uint64_t b) { core_.record(k, host, a, b); }
 
+// When a packet of `bytes` sent now has left the sender: immediately on an
+// unlimited link, else after the bytes before it and its own bytes have
+// been serialised at the link's bandwidth (integer nanoseconds).
+duration net_core::on_wire(std::uint32_t from, std::uint32_t to, const link_config& cfg, std::size_t bytes) {
+  if (cfg.bandwidth == 0 || from == to) return core_.now();
+  duration& busy = link_busy_[{from, to}];
+  const duration start = std::max(busy, core_.now());
+  const auto ns = static_cast<std::int64_t>((static_cast<unsigned __int128>(bytes) * 1'000'000'000u + cfg.bandwidth - 1) /
+                                            cfg.bandwidth);
+  busy = start + duration(ns);
+  return busy;
+}
+
 void net_core::release(std::uint32_t a, std::uint32_t b) {
   const auto key = std::make_pair(std::min(a, b), std::max(a, b));
   held.erase(key);
@@ -164,11 +176,17 @@ void net_core::send_packet(packet* p) {
   }
   const link_config& cfg = link(p->from_host, p->to_host);
   rng& r = core_.random(choice_purpose::network);
-  if (r.chance(cfg.loss)) {
-    record(event_kind::net_drop, p->from_host, p->seq, lost);
-    drop_packet(p);
-    return;
+  // A datagram beyond the MTU travels as IP fragments: losing any loses it.
+  const std::size_t payload = cfg.mtu > 28 ? cfg.mtu - 28 : 1;
+  const std::size_t fragments = p->data.empty() ? 1 : (p->data.size() + payload - 1) / payload;
+  for (std::size_t f = 0; f < fragments; ++f) {
+    if (r.chance(cfg.loss)) {
+      record(event_kind::net_drop, p->from_host, p->seq, lost);
+      drop_packet(p);
+      return;
+    }
   }
+  const duration sent_at = on_wire(p->from_host, p->to_host, cfg, p->data.size() + 28 * fragments);
   if (p->t == packet::type::udp && r.chance(cfg.duplicate)) {
     auto* copy = new packet;
     copy->t = p->t;
@@ -183,9 +201,9 @@ void net_core::send_packet(packet* p) {
     packets_->prev = copy;
     packets_ = copy;
     record(event_kind::net_duplicate, p->from_host, p->seq, p->to_host);
-    schedule_arrival(copy, core_.now() + draw_latency(cfg));
+    schedule_arrival(copy, sent_at + draw_latency(cfg));
   }
-  schedule_arrival(p, core_.now() + draw_latency(cfg));
+  schedule_arrival(p, sent_at + draw_latency(cfg));
 }
 
 void net_core::arrive(packet* p) {
@@ -409,6 +427,8 @@ void net_core::start(socket_state& s, sock_op& op) {
     return;
   }
   pump(s);
+  // A non-blocking socket's synchronous call never waits, as in Asio.
+  if (op.non_blocking_ && op.sock_ != nullptr) complete(op, aerr::would_block, 0);
 }
 
 // Completes whatever pending operations the socket's state now allows, in
@@ -818,6 +838,8 @@ void net_core::send_rst(std::uint32_t from_host, const net_endpoint& from, std::
 
 void net_core::queue_data(tcp_connection& c, int side, std::vector<char> bytes) {
   tcp_channel& ch = c.chan[side];
+  const link_config& cfg = link(c.host[side], c.host[1 - side]);
+  const std::size_t mss = cfg.mtu > 40 + 1 ? cfg.mtu - 40 : 1;
   ch.bytes_outstanding += bytes.size();
   // Seeded segment sizes: mostly full segments, sometimes split, so a
   // reader sees data arrive in pieces and framing bugs surface.
@@ -906,7 +928,8 @@ void net_core::transmit(tcp_connection& c, int side) {
     record(event_kind::net_send, from, p->seq, to);
     // Strictly after the previous segment: events due at one instant are
     // released in seed order, which must not reorder a stream.
-    const duration at = std::max(core_.now() + (from == to ? duration::zero() : draw_latency(cfg)),
+    const duration sent_at = on_wire(from, to, cfg, p->data.size() + 40);
+    const duration at = std::max(sent_at + (from == to ? duration::zero() : draw_latency(cfg)),
                                  ch.last_arrival + duration(1));
     ch.last_arrival = at;
     ch.in_flight.push_back(p);

@@ -155,6 +155,7 @@ class basic_datagram_socket : public basic_socket<Protocol, Executor> {
           *this->service_, this->state(), std::move(done), this->ex_, detail::sock_op::kind::receive_from,
           [&](detail::sock_op& op) {
             op.direct_ = true;
+            op.non_blocking_ = this->state_ != nullptr && this->state_->non_blocking;
             prepare_receive(op, buffers, &sender, flags);
           });
     });

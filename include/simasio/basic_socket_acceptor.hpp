@@ -205,6 +205,7 @@ class basic_socket_acceptor : public boost::asio::socket_base {
                *sock_.service_, sock_.state(), std::move(done), sock_.ex_, detail::sock_op::kind::accept,
                [&](detail::sock_op& op) {
                  op.direct_ = true;
+                 op.non_blocking_ = sock_.non_blocking();
                  prepare_accept(op, peer, peer_endpoint);
                });
          }).first;

@@ -137,6 +137,7 @@ class basic_stream_socket : public basic_socket<Protocol, Executor> {
       detail::start_socket_op<detail::completes_with::ec_bytes>(
           *this->service_, this->state(), std::move(done), this->ex_, kind, [&](detail::sock_op& op) {
             op.direct_ = true;
+            op.non_blocking_ = this->state_ != nullptr && this->state_->non_blocking;
             op.capture(buffers);
             op.peek_ = (flags & boost::asio::socket_base::message_peek) != 0;
           });

@@ -20,6 +20,8 @@ struct link_config {
   duration max_latency{std::chrono::milliseconds(10)};  ///< slowest delivery (uniform between)
   double loss = 0.0;       ///< probability a datagram is lost (TCP: retransmission delay)
   double duplicate = 0.0;  ///< probability a datagram is delivered twice (UDP only)
+  std::uint64_t bandwidth = 0;  ///< bytes per second on the link, 0 = unlimited (serialisation delay)
+  std::size_t mtu = 1500;       ///< bytes per IP packet: TCP segments carry mtu - 40, UDP fragments beyond it
   /// Optional latency distribution replacing the uniform [min, max]; draw
   /// only from the rng it is given (the network's sub-stream).
   std::function<duration(rng&)> latency;

@@ -347,4 +347,55 @@ BOOST_AUTO_TEST_CASE(small_send_buffer_bounds_partial_writes) {
   BOOST_TEST(n <= 100u);
 }
 
+BOOST_AUTO_TEST_CASE(non_blocking_socket_reads_fail_with_would_block) {
+  two_hosts t;
+  tcp::acceptor acc(t.server.context(), tcp::endpoint(tcp::v4(), 7000));
+  tcp::socket s(t.client.context());
+  s.connect(t.server_ep);
+  s.non_blocking(true);
+  BOOST_TEST(s.non_blocking());
+  char c;
+  boost::system::error_code ec;
+  s.read_some(net::buffer(&c, 1), ec);
+  BOOST_TEST(ec == net::error::would_block);
+  BOOST_TEST((t.w.now() < duration(1s)));  // it did not wait
+}
+
+BOOST_AUTO_TEST_CASE(full_backlog_drops_syns_until_the_server_accepts) {
+  two_hosts t;
+  tcp::acceptor acc(t.server.context());
+  acc.open(tcp::v4());
+  acc.bind(tcp::endpoint(tcp::v4(), 7000));
+  acc.listen(1);
+  tcp::socket first(t.client.context()), second(t.client.context());
+  first.connect(t.server_ep);  // fills the backlog: nobody accepts
+  bool second_connected = false;
+  second.async_connect(t.server_ep, [&](boost::system::error_code ec) { second_connected = !ec; });
+  t.w.run_for(5s);
+  BOOST_TEST(!second_connected);
+  tcp::socket a1(t.server.context());
+  acc.accept(a1);  // frees the slot: the next SYN retry gets through
+  t.w.run_for(30s);
+  BOOST_TEST(second_connected);
+}
+
+BOOST_AUTO_TEST_CASE(bandwidth_adds_serialisation_delay) {
+  simasio::link_config link;
+  link.min_latency = link.max_latency = 1ms;
+  link.bandwidth = 100'000;  // 100 kB/s
+  two_hosts t(1, link);
+  tcp::acceptor acc(t.server.context(), tcp::endpoint(tcp::v4(), 7000));
+  tcp::socket s(t.client.context());
+  s.connect(t.server_ep);
+  tcp::socket peer(t.server.context());
+  acc.accept(peer);
+  const duration start = t.w.now();
+  net::write(s, net::buffer(std::string(50'000, 'b')));
+  std::string got(50'000, '\0');
+  net::read(peer, net::buffer(got));
+  // 50 kB plus headers at 100 kB/s: a little over half a second.
+  BOOST_TEST((t.w.now() - start > duration(500ms)));
+  BOOST_TEST((t.w.now() - start < duration(600ms)));
+}
+
 BOOST_AUTO_TEST_SUITE_END()

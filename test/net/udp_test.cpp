@@ -156,4 +156,34 @@ BOOST_AUTO_TEST_CASE(datagrams_reorder_with_independent_latencies) {
   BOOST_TEST(reordered);
 }
 
+BOOST_AUTO_TEST_CASE(datagrams_beyond_the_mtu_are_lost_per_fragment) {
+  std::size_t small_rx = 0, big_rx = 0;
+  const int per_seed = 100;
+  for (std::uint64_t seed = 0; seed < 20; ++seed) {
+    simasio::world w(seed);
+    simasio::link_config link;
+    link.loss = 0.3;
+    link.mtu = 1500;
+    w.net().configure(link);
+    auto& a = w.add_host("a");
+    auto& b = w.add_host("b");
+    udp::socket rx_small(b.context(), udp::endpoint(udp::v4(), 1));
+    udp::socket rx_big(b.context(), udp::endpoint(udp::v4(), 2));
+    rx_big.set_option(net::socket_base::receive_buffer_size(1 << 22));
+    udp::socket tx(a.context(), udp::v4());
+    const std::string small(100, 's'), big(4000, 'B');  // 3 fragments
+    for (int i = 0; i < per_seed; ++i) {
+      tx.send_to(net::buffer(small), udp::endpoint(b.address(), 1));
+      tx.send_to(net::buffer(big), udp::endpoint(b.address(), 2));
+    }
+    w.run();
+    std::vector<char> buf(8000);
+    while (rx_small.available() > 0) { rx_small.receive(net::buffer(buf)); ++small_rx; }
+    while (rx_big.available() > 0) { rx_big.receive(net::buffer(buf)); ++big_rx; }
+  }
+  const double n = 20.0 * per_seed;
+  BOOST_TEST(std::abs(small_rx / n - 0.7) < 0.05);
+  BOOST_TEST(std::abs(big_rx / n - 0.343) < 0.05);  // 0.7^3
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -106,6 +106,7 @@ class net_core {
   verdict judge(std::uint32_t from, std::uint32_t to) const;
   const link_config& link(std::uint32_t from, std::uint32_t to) const;
   duration draw_latency(const link_config& cfg);
+  duration on_wire(std::uint32_t from, std::uint32_t to, const link_config& cfg, std::size_t bytes);
   void send_packet(packet* p);                 // through the link, now
   void schedule_arrival(packet* p, duration at);
   void arrive(packet* p);
@@ -159,6 +160,7 @@ class net_core {
   std::map<std::uint64_t, duration> connect_started_;
   packet* packets_ = nullptr;                           // every packet in flight or held
   std::map<std::pair<std::uint32_t, std::uint32_t>, std::vector<packet*>> held_packets_;
+  std::map<std::pair<std::uint32_t, std::uint32_t>, duration> link_busy_;  // bandwidth: when each link is free
 };
 
 }  // namespace simasio::detail

@@ -48,6 +48,7 @@ class sock_op : public operation {
   std::size_t nbufs_ = 0;
   bool peek_ = false;                    // message_peek
   bool direct_ = false;                  // a synchronous call: completes without a handler step
+  bool non_blocking_ = false;            // a synchronous call on a non-blocking socket: would_block, never wait
   // receive_from: where the sender goes (the caller's typed endpoint)
   void* sender_ = nullptr;
   void (*write_sender_)(void* sender, const net_endpoint& from) = nullptr;
