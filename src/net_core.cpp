@@ -525,10 +525,10 @@ bool net_core::try_read(socket_state& s, sock_op& op) {
     for (std::size_t i = 0; i < op.nbufs_ && copied < s.rx.size(); ++i) {
       auto* dst = static_cast<char*>(op.bufs_[i].data());
       const std::size_t n = std::min(op.bufs_[i].size(), s.rx.size() - copied);
-      std::copy_n(s.rx.begin() + static_cast<std::ptrdiff_t>(copied), n, dst);
+      std::copy_n(s.rx.data() + copied, n, dst);
       copied += n;
     }
-    if (!op.peek_) s.rx.erase(s.rx.begin(), s.rx.begin() + static_cast<std::ptrdiff_t>(copied));
+    if (!op.peek_) s.rx.pop_front(copied);
     complete(op, {}, copied);
     // Reading opened the peer's window.
     if (!op.peek_ && s.conn != nullptr)
@@ -979,7 +979,7 @@ void net_core::on_segment(packet& p) {
     // The receiving end is gone: its OS answers with a reset.
     if (!p.data.empty() || !p.fin) send_rst(p.to_host, p.to, p.from_host, p.from, c->id, p.side);
   } else {
-    r->rx.insert(r->rx.end(), p.data.begin(), p.data.end());
+    r->rx.append(p.data.begin(), p.data.end());
     if (p.fin) r->rx_fin = true;
     pump(*r);
   }

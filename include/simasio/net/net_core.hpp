@@ -10,7 +10,6 @@
 #include <boost/system/error_code.hpp>
 
 #include <cstdint>
-#include <deque>
 #include <map>
 #include <memory>
 #include <set>
@@ -25,9 +24,9 @@ struct packet;
 // One direction of a TCP connection: bytes waiting to be (re)transmitted,
 // segments in flight, and the retransmission clock.
 struct tcp_channel {
-  std::deque<std::vector<char>> queue;  // segments not yet on the wire (or lost and waiting)
+  fifo<std::vector<char>> queue;  // segments not yet on the wire (or lost and waiting)
   bool fin_queued = false;              // a FIN follows the queue
-  std::deque<packet*> in_flight;        // on the wire, arriving in order
+  fifo<packet*> in_flight;        // on the wire, arriving in order
   duration last_arrival{0};             // arrivals never overtake each other
   bool attempt_scheduled = false;
   duration rto{std::chrono::milliseconds(200)};

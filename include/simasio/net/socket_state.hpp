@@ -2,6 +2,7 @@
 #ifndef SIMASIO_NET_SOCKET_STATE_HPP
 #define SIMASIO_NET_SOCKET_STATE_HPP
 
+#include <simasio/detail/fifo.hpp>
 #include <simasio/detail/operation.hpp>
 #include <simasio/detail/world_core.hpp>
 
@@ -12,7 +13,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <string>
 #include <vector>
 
@@ -107,17 +107,17 @@ struct socket_state {
   // TCP
   tcp_connection* conn = nullptr;
   int side = 0;                 // which end of conn this socket is
-  std::deque<char> rx;          // received, unread bytes
+  fifo<char> rx;          // received, unread bytes
   bool rx_fin = false;          // the peer's FIN arrived after rx
   bool tx_shutdown = false;     // we sent (or queued) our FIN
   bool rx_shutdown = false;     // shutdown(receive): reads see eof
   boost::system::error_code failed;  // reset, timed out: every operation fails with it
   bool connecting = false;
   int backlog = 0;
-  std::deque<std::uint64_t> accept_queue;  // ids of accepted, not yet taken sockets
+  fifo<std::uint64_t> accept_queue;  // ids of accepted, not yet taken sockets
 
   // UDP
-  std::deque<datagram> datagrams;
+  fifo<datagram> datagrams;
   std::size_t datagram_bytes = 0;
 
   sock_op* pending_head = nullptr;

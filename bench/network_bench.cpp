@@ -1,0 +1,160 @@
+// network_bench.cpp — the simulated network against real loopback TCP, in one process.
+//
+// Prints a markdown table: TCP request/response round trips per second in
+// the simulation and over real loopback TCP with boost::asio::io_context
+// (the same coroutine code, one thread), UDP datagrams delivered per
+// second, and heap bytes per idle connection and per host.
+#include <simasio/asio.hpp>
+#include <simasio/simasio.hpp>
+
+#include <boost/asio.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <malloc.h>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+// One coroutine body for both worlds: Net is boost::asio or simasio::asio.
+template <class Socket, class Awaitable = boost::asio::awaitable<void>>
+Awaitable ping(Socket& s, std::size_t rounds, std::size_t& done) {
+  char buf[64] = {};
+  for (std::size_t i = 0; i < rounds; ++i) {
+    co_await boost::asio::async_write(s, boost::asio::buffer(buf), boost::asio::use_awaitable);
+    co_await boost::asio::async_read(s, boost::asio::buffer(buf), boost::asio::use_awaitable);
+    ++done;
+  }
+}
+
+template <class Socket>
+boost::asio::awaitable<void> pong(Socket& s) {
+  char buf[64];
+  for (;;) {
+    auto [ec, n] = co_await boost::asio::async_read(s, boost::asio::buffer(buf), boost::asio::as_tuple(boost::asio::use_awaitable));
+    if (ec) co_return;
+    co_await boost::asio::async_write(s, boost::asio::buffer(buf, n), boost::asio::use_awaitable);
+  }
+}
+
+double sim_ping_pong(std::size_t rounds) {
+  namespace net = simasio::asio;
+  simasio::world w(1);
+  auto& server = w.add_host("server");
+  auto& client = w.add_host("client");
+  net::ip::tcp::acceptor acc(server.context(), {net::ip::tcp::v4(), 7});
+  net::ip::tcp::socket cs(client.context());
+  cs.connect({server.address(), 7});
+  net::ip::tcp::socket ss(server.context());
+  acc.accept(ss);
+  std::size_t done = 0;
+  const auto start = clock_type::now();
+  net::co_spawn(server.context(), pong(ss), net::detached);
+  net::co_spawn(client.context(), ping(cs, rounds, done), net::detached);
+  w.run_until([&] { return done == rounds; }, std::chrono::hours(1000));
+  return static_cast<double>(done) / std::chrono::duration<double>(clock_type::now() - start).count();
+}
+
+double real_ping_pong(std::size_t rounds) {
+  namespace net = boost::asio;
+  net::io_context ioc(1);
+  net::ip::tcp::acceptor acc(ioc, {net::ip::make_address("127.0.0.1"), 0});
+  net::ip::tcp::socket cs(ioc), ss(ioc);
+  cs.connect(acc.local_endpoint());
+  acc.accept(ss);
+  cs.set_option(net::ip::tcp::no_delay(true));
+  ss.set_option(net::ip::tcp::no_delay(true));
+  std::size_t done = 0;
+  const auto start = clock_type::now();
+  net::co_spawn(ioc, pong(ss), net::detached);
+  net::co_spawn(ioc, [&]() -> net::awaitable<void> {
+    co_await ping(cs, rounds, done);
+    cs.close();
+  }, net::detached);
+  ioc.run();
+  return static_cast<double>(done) / std::chrono::duration<double>(clock_type::now() - start).count();
+}
+
+double sim_udp(std::size_t datagrams) {
+  namespace net = simasio::asio;
+  simasio::world w(2);
+  auto& a = w.add_host("a");
+  auto& b = w.add_host("b");
+  net::ip::udp::socket rx(b.context(), {net::ip::udp::v4(), 9});
+  net::ip::udp::socket tx(a.context(), net::ip::udp::v4());
+  std::size_t received = 0;
+  char buf[64] = {};
+  std::function<void()> receive = [&] {
+    rx.async_receive(net::buffer(buf), [&](boost::system::error_code ec, std::size_t) {
+      if (ec) return;
+      if (++received < datagrams) receive();
+    });
+  };
+  receive();
+  const auto start = clock_type::now();
+  for (std::size_t i = 0; i < datagrams; ++i) {
+    tx.send_to(net::buffer(buf), {b.address(), 9});
+    if (i % 64 == 63) w.run();  // keep the receive buffer from overflowing
+  }
+  w.run();
+  return static_cast<double>(received) / std::chrono::duration<double>(clock_type::now() - start).count();
+}
+
+std::size_t heap_in_use() { return mallinfo2().uordblks; }
+
+// Heap bytes per idle, established connection (both ends) and per host.
+std::pair<double, double> memory_per_connection_and_host(std::size_t n) {
+  namespace net = simasio::asio;
+  simasio::world w(3);
+  auto& server = w.add_host("server");
+  auto& client = w.add_host("client");
+  net::ip::tcp::acceptor acc(server.context(), {net::ip::tcp::v4(), 7});
+  std::vector<std::unique_ptr<net::ip::tcp::socket>> sockets;
+  sockets.reserve(2 * n);
+  const std::size_t before = heap_in_use();
+  for (std::size_t i = 0; i < n; ++i) {
+    sockets.push_back(std::make_unique<net::ip::tcp::socket>(client.context()));
+    sockets.back()->connect({server.address(), 7});
+    sockets.push_back(std::make_unique<net::ip::tcp::socket>(server.context()));
+    acc.accept(*sockets.back());
+  }
+  w.run();
+  const double per_conn = static_cast<double>(heap_in_use() - before) / static_cast<double>(n);
+  const std::size_t before_hosts = heap_in_use();
+  for (std::size_t i = 0; i < n; ++i) w.add_host("h" + std::to_string(i)).context();
+  const double per_host = static_cast<double>(heap_in_use() - before_hosts) / static_cast<double>(n);
+  return {per_conn, per_host};
+}
+
+std::string rate(double r) {
+  char buf[32];
+  if (r >= 1e6) std::snprintf(buf, sizeof buf, "%.2f M/s", r / 1e6);
+  else std::snprintf(buf, sizeof buf, "%.0f k/s", r / 1e3);
+  return buf;
+}
+
+}  // namespace
+
+int main() {
+  constexpr std::size_t rounds = 100'000;
+  double sim = 0, real = 0;
+  for (int i = 0; i < 3; ++i) {  // alternate, best of three
+    sim = std::max(sim, sim_ping_pong(rounds));
+    real = std::max(real, real_ping_pong(rounds));
+  }
+  const double udp = sim_udp(1'000'000);
+  const auto [per_conn, per_host] = memory_per_connection_and_host(10'000);
+  std::printf("| %-52s | %12s | %14s | %7s |\n", "scenario", "simasio", "real loopback", "ratio");
+  std::printf("|%s|%s|%s|%s|\n", std::string(54, '-').c_str(), std::string(14, '-').c_str(),
+              std::string(16, '-').c_str(), std::string(9, '-').c_str());
+  std::printf("| %-52s | %12s | %14s | %6.1fx |\n", "TCP request/response, 64 B each way (round trips/s)",
+              rate(sim).c_str(), rate(real).c_str(), sim / real);
+  std::printf("| %-52s | %12s | %14s | %7s |\n", "UDP datagrams delivered (datagrams/s)", rate(udp).c_str(), "-", "-");
+  std::printf("| %-52s | %10.0f B | %14s | %7s |\n", "heap per idle TCP connection (both ends)", per_conn, "-", "-");
+  std::printf("| %-52s | %10.0f B | %14s | %7s |\n", "heap per host with its io_context", per_host, "-", "-");
+  return 0;
+}
