@@ -34,6 +34,7 @@ struct packet {
   std::uint64_t conn = 0;  // segment, syn_ack, rst: connection id
   int side = 0;            // segment: sender side; rst: side it is for
   std::uint64_t sock = 0;  // syn, syn_ack, refusing rst: the connecting socket's id
+  std::uint64_t nonce = 0;  // syn, syn_ack, refusing rst: which connect attempt
   std::vector<char> data;
   bool fin = false;
   net_core* net = nullptr;
@@ -53,6 +54,11 @@ net_core::net_core(world_core& core) : core_(core) {}
 
 net_core::~net_core() {
   while (packets_ != nullptr) drop_packet(packets_);
+  for (socket_state*& s : sockets_)
+    if (s != nullptr && s->embryo) {
+      delete s;
+      s = nullptr;
+    }
   for (auto& [id, t] : connect_timers_) core_.cancel(*t);
   for (auto& c : connections_)
     if (c)
@@ -267,16 +273,8 @@ tcp_connection* net_core::find_connection(std::uint64_t id) const noexcept {
 }
 
 void net_core::destroy_socket(socket_state& s) noexcept {
+  // The owner is being destroyed: its handlers cannot destroy it again.
   if (s.open) close(s);
-  // Accepted connections nobody took die with the listener: reset them.
-  for (std::uint64_t id : s.accept_queue) {
-    if (socket_state* e = find_socket(id)) {
-      abort_connection(*e, true);
-      sockets_[id - 1] = nullptr;
-      delete e;
-    }
-  }
-  s.accept_queue.clear();
   cancel(s);
   if (auto it = connect_timers_.find(s.id); it != connect_timers_.end()) {
     core_.cancel(*it->second);
@@ -359,22 +357,35 @@ void net_core::unlink(socket_state& s, sock_op& op) noexcept {
 }
 
 void net_core::complete(sock_op& op, boost::system::error_code ec, std::size_t bytes) {
-  socket_state& s = *op.sock_;
-  unlink(s, op);
+  unlink(*op.sock_, op);
+  finish(op, ec, bytes);
+}
+
+// Hands an unlinked operation over. Handing over may destroy its handler
+// (its host is down) and with it the socket: nothing here touches the socket.
+void net_core::finish(sock_op& op, boost::system::error_code ec, std::size_t bytes) {
+  context_state& ctx = *op.ctx_;
   op.ec_ = ec;
   op.bytes_ = bytes;
   if (op.direct_) {
     // A synchronous call from the test body: it only records its result,
     // and must not depend on its context being run.
-    --s.ctx->work;
+    --ctx.work;
     op.complete();
     return;
   }
-  core_.post_ready(*s.ctx, &op);
+  core_.post_ready(ctx, &op);
 }
 
 void net_core::cancel(socket_state& s) noexcept {
-  while (s.pending_head != nullptr) complete(*s.pending_head, aerr::operation_aborted, 0);
+  // Unlink all first: completing one may destroy the socket.
+  std::vector<sock_op*> ops;
+  while (s.pending_head != nullptr) {
+    sock_op* op = s.pending_head;
+    unlink(s, *op);
+    ops.push_back(op);
+  }
+  for (sock_op* op : ops) finish(*op, aerr::operation_aborted, 0);
 }
 
 void net_core::cancel_op(sock_op& op) noexcept {
@@ -414,6 +425,7 @@ void net_core::describe_pending(const context_state& ctx, std::vector<std::strin
 
 void net_core::start(socket_state& s, sock_op& op) {
   op.sock_ = &s;
+  op.ctx_ = s.ctx;
   op.next_pending_ = nullptr;
   if (s.pending_tail != nullptr) s.pending_tail->next_pending_ = &op;
   else s.pending_head = &op;
@@ -470,7 +482,8 @@ void net_core::pump(socket_state& s) {
           sockets_[id - 1] = nullptr;
           delete embryo;
           if (op->sender_ != nullptr) op->write_sender_(op->sender_, into.remote);
-          complete(*op, into.failed, 0);
+          into.embryo = false;
+          complete(*op, {}, 0);  // like Linux: a connection reset meanwhile shows on the first read
         } else {
           accept_blocked = true;
         }
@@ -490,7 +503,8 @@ void net_core::pump(socket_state& s) {
         if (s.failed) complete(*op, {}, 0);
         break;
       case sock_op::kind::connect:
-        break;  // completed by the handshake
+        if (s.failed && !s.connecting) complete(*op, s.failed, 0);  // reset during the handshake
+        break;  // otherwise completed by the handshake
     }
     op = next;
   }
@@ -657,7 +671,13 @@ void net_core::start_connect(socket_state& s, const net_endpoint& to) {
       if (op->kind_ == sock_op::kind::connect) return complete(*op, {}, 0);
     return;
   }
+  if (s.connecting) {  // one handshake at a time, like Linux's EALREADY
+    sock_op* last = s.pending_tail;
+    if (last != nullptr && last->kind_ == sock_op::kind::connect) complete(*last, aerr::already_started, 0);
+    return;
+  }
   s.connecting = true;
+  s.connect_nonce = ++next_nonce_;
   syn_attempts_[s.id] = 0;
   connect_started_[s.id] = core_.now();
   send_syn(s.id);
@@ -690,6 +710,7 @@ void net_core::send_syn(std::uint64_t sock_id) {
   p->from = s->local;
   p->to = s->remote;
   p->sock = sock_id;
+  p->nonce = s->connect_nonce;
   auto& timer = connect_timers_[sock_id];
   if (!timer)
     timer = std::make_unique<timed_event>(
@@ -727,13 +748,14 @@ void net_core::on_syn(packet& p) {
     r->from = p.to;
     r->to = p.from;
     r->sock = p.sock;
+    r->nonce = p.nonce;
     send_packet(r);
     return;
   }
   // A repeated SYN (our SYN-ACK was lost) gets the same connection's SYN-ACK again.
   tcp_connection* c = nullptr;
-  for (auto& existing : connections_)
-    if (existing && existing->sock[0] == p.sock && existing->host[0] == p.from_host && existing->ep[0] == p.from) c = existing.get();
+  if (auto it = by_client_attempt_.find({p.sock, p.nonce}); it != by_client_attempt_.end())
+    c = find_connection(it->second);
   if (c == nullptr) {
     if (static_cast<int>(listener->accept_queue.size()) >= listener->backlog) return;  // full: the client retries
     auto conn = std::make_unique<tcp_connection>();
@@ -745,6 +767,7 @@ void net_core::on_syn(packet& p) {
     conn->ep[1] = p.to;
     socket_state& embryo = create_socket(*listener->ctx, transport::tcp);
     embryo.open = true;
+    embryo.embryo = true;
     embryo.v6 = listener->v6;
     embryo.connected = true;
     embryo.local = p.to;
@@ -755,7 +778,9 @@ void net_core::on_syn(packet& p) {
     embryo.side = 1;
     conn->sock[0] = p.sock;
     conn->sock[1] = embryo.id;
-    conn->established = true;
+    conn->established = false;  // until the client has our SYN-ACK: nothing flows before
+    conn->client_nonce = p.nonce;
+    by_client_attempt_[{p.sock, p.nonce}] = conn->id;
     c = conn.get();
     connections_.push_back(std::move(conn));
     listener->accept_queue.push_back(embryo.id);
@@ -770,6 +795,7 @@ void net_core::on_syn(packet& p) {
   r->from = p.to;
   r->to = p.from;
   r->sock = p.sock;
+  r->nonce = p.nonce;
   r->conn = c->id;
   send_packet(r);
 }
@@ -778,7 +804,7 @@ void net_core::on_syn_ack(packet& p) {
   socket_state* s = find_socket(p.sock);
   tcp_connection* c = find_connection(p.conn);
   if (c == nullptr) return;
-  if (s == nullptr || !s->connecting || !hosts_[p.to_host].state->up) {
+  if (s == nullptr || !s->connecting || s->connect_nonce != p.nonce || !hosts_[p.to_host].state->up) {
     if (s == nullptr || !s->connected || s->conn != c)
       send_rst(p.to_host, p.to, p.from_host, p.from, c->id, 1);
     return;
@@ -787,6 +813,7 @@ void net_core::on_syn_ack(packet& p) {
   s->connected = true;
   s->conn = c;
   s->side = 0;
+  c->established = true;
   if (auto it = connect_timers_.find(s->id); it != connect_timers_.end()) core_.cancel(*it->second);
   syn_attempts_.erase(s->id);
   connect_started_.erase(s->id);
@@ -804,7 +831,7 @@ void net_core::on_syn_ack(packet& p) {
 void net_core::on_rst(packet& p) {
   if (p.conn == 0) {  // refusing a connect
     socket_state* s = find_socket(p.sock);
-    if (s == nullptr || !s->connecting) return;
+    if (s == nullptr || !s->connecting || s->connect_nonce != p.nonce) return;  // a stale answer
     s->connecting = false;
     if (auto it = connect_timers_.find(s->id); it != connect_timers_.end()) core_.cancel(*it->second);
     syn_attempts_.erase(s->id);
@@ -819,7 +846,14 @@ void net_core::on_rst(packet& p) {
   }
   tcp_connection* c = find_connection(p.conn);
   if (c == nullptr) return;
-  if (socket_state* s = find_socket(c->sock[p.side])) fail_socket(*s, aerr::connection_reset);
+  socket_state* s = find_socket(c->sock[p.side]);
+  if (s == nullptr) return;
+  if (s->conn == c) {
+    fail_socket(*s, aerr::connection_reset);
+  } else if (p.side == 0 && s->connecting && s->connect_nonce == c->client_nonce) {
+    // Reset before our SYN-ACK arrived: the connect fails.
+    fail_socket(*s, aerr::connection_refused);
+  }
 }
 
 void net_core::send_rst(std::uint32_t from_host, const net_endpoint& from, std::uint32_t to_host,
@@ -883,6 +917,7 @@ void net_core::schedule_attempt(tcp_connection& c, int side, duration at) {
 // A blocked link, a power-cut peer or a lost segment means retransmission
 // after the RTO (doubling up to 120 s), until the user timeout aborts.
 void net_core::transmit(tcp_connection& c, int side) {
+  if (!c.established) return;  // the handshake's end starts it
   tcp_channel& ch = c.chan[side];
   const std::uint32_t from = c.host[side], to = c.host[1 - side];
   const link_config& cfg = link(from, to);
@@ -975,6 +1010,7 @@ void net_core::on_segment(packet& p) {
   if (!ch.in_flight.empty() && ch.in_flight.front() == &p) ch.in_flight.pop_front();
   ch.bytes_outstanding -= std::min(ch.bytes_outstanding, p.data.size());
   socket_state* r = find_socket(c->sock[1 - p.side]);
+  if (r != nullptr && r->conn != c && !r->embryo) r = nullptr;  // the socket moved on (closed, reused)
   if (r == nullptr || !hosts_[p.to_host].state->up) {
     // The receiving end is gone: its OS answers with a reset.
     if (!p.data.empty() || !p.fin) send_rst(p.to_host, p.to, p.from_host, p.from, c->id, p.side);
@@ -1024,38 +1060,39 @@ void net_core::abort_connection(socket_state& s, bool send_reset) {
 
 boost::system::error_code net_core::close(socket_state& s) {
   if (!s.open) return aerr::bad_descriptor;
-  cancel(s);
   if (s.connecting) {
     s.connecting = false;
     if (auto it = connect_timers_.find(s.id); it != connect_timers_.end()) core_.cancel(*it->second);
   }
   if (s.conn != nullptr) {
     // Unread data, or linger 0, makes a close abortive (RST); otherwise the
-    // queued data drains and a FIN follows.
+    // queued data drains and a FIN follows (unless shutdown sent it already).
     const bool abortive = !s.rx.empty() || (s.linger_on && s.linger_seconds == 0);
     if (abortive) {
       abort_connection(s, true);
     } else {
       tcp_connection* c = s.conn;
-      queue_fin(*c, s.side);
+      if (!s.tx_shutdown) queue_fin(*c, s.side);
       record(event_kind::tcp_close, host_of_socket(s), c->id, 0);
       c->sock[s.side] = 0;
       s.conn = nullptr;
     }
   }
-  for (std::uint64_t id : s.accept_queue) {
+  std::vector<std::uint64_t> unaccepted(s.accept_queue.begin(), s.accept_queue.end());
+  s.accept_queue.clear();
+  for (std::uint64_t id : unaccepted) {
     if (socket_state* e = find_socket(id)) {
       abort_connection(*e, true);
       sockets_[id - 1] = nullptr;
       delete e;
     }
   }
-  s.accept_queue.clear();
   if (s.bound) {
     auto it = ports_.find({host_of_socket(s), static_cast<std::uint8_t>(s.proto), s.local.port});
     if (it != ports_.end() && it->second == s.id) ports_.erase(it);
   }
   reset_state(s);
+  cancel(s);  // last: completing may destroy the socket
   return {};
 }
 
@@ -1084,10 +1121,21 @@ boost::system::error_code net_core::shutdown(socket_state& s, bool send, bool re
 }
 
 void net_core::host_crashed(std::uint32_t host, bool power) {
-  for (socket_state* s : sockets_) {
+  // By index: closing one socket may destroy (or create) others.
+  for (std::size_t i = 0; i < sockets_.size(); ++i) {
+    socket_state* s = sockets_[i];
     if (s == nullptr || host_of_socket(*s) != host) continue;
     if (power) {
       // Silence: the machine is gone, peers notice only by their timeouts.
+      // What it had on the wire is gone too.
+      if (s->conn != nullptr) {
+        tcp_channel& ch = s->conn->chan[s->side];
+        while (!ch.in_flight.empty()) {
+          packet* p = ch.in_flight.front();
+          ch.in_flight.pop_front();
+          drop_packet(p);
+        }
+      }
       detach_connection(*s);
       s->connecting = false;
     } else if (s->open) {

@@ -20,8 +20,18 @@ void signal_service::remove(signal_set_state& s) noexcept {
 }
 
 void signal_service::start(signal_set_state& s, signal_op& op) {
+  op.set_ = &s;
   s.waiting.push_back(&op);
   deliver(s);
+}
+
+void signal_service::cancel_op(signal_op& op) noexcept {
+  if (op.set_ == nullptr) return;
+  auto& waiting = op.set_->waiting;
+  waiting.erase(std::remove(waiting.begin(), waiting.end(), &op), waiting.end());
+  op.set_ = nullptr;
+  op.ec_ = boost::asio::error::operation_aborted;
+  if (ctx_->core != nullptr) ctx_->core->post_ready(*ctx_, &op);
 }
 
 // Pairs undelivered signals with waiting operations, oldest first.
@@ -29,6 +39,7 @@ void signal_service::deliver(signal_set_state& s) {
   while (!s.undelivered.empty() && !s.waiting.empty()) {
     signal_op* op = s.waiting.front();
     s.waiting.pop_front();
+    op->set_ = nullptr;
     op->ec_ = {};
     op->signal_ = s.undelivered.front();
     s.undelivered.pop_front();
@@ -41,6 +52,7 @@ std::size_t signal_service::cancel(signal_set_state& s) noexcept {
   while (!s.waiting.empty()) {
     signal_op* op = s.waiting.front();
     s.waiting.pop_front();
+    op->set_ = nullptr;
     op->ec_ = boost::asio::error::operation_aborted;
     op->signal_ = 0;
     if (ctx_->core != nullptr) ctx_->core->post_ready(*ctx_, op);
@@ -61,6 +73,7 @@ void signal_service::raise(int sig) {
 void signal_service::abandon() noexcept {
   std::vector<signal_op*> ops;
   for (signal_set_state* s : sets_) {
+    for (signal_op* op : s->waiting) op->set_ = nullptr;
     ops.insert(ops.end(), s->waiting.begin(), s->waiting.end());
     s->waiting.clear();
   }

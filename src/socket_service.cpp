@@ -26,30 +26,29 @@ socket_service::~socket_service() {
 }
 
 net_core& socket_service::net_checked() const {
-  if (net_ == nullptr || ctx_->core == nullptr) io_context::sim_core_of_orphan();
+  if (net() == nullptr) io_context::sim_core_of_orphan();
   return *net_;
 }
 
 socket_state& socket_service::create(transport proto) { return net_checked().create_socket(*ctx_, proto); }
 
+// Once the world is gone (the context was cut loose), so is its network:
+// sockets that outlive it only free their own state.
+net_core* socket_service::net() const noexcept { return ctx_->core != nullptr ? net_ : nullptr; }
+
 void socket_service::destroy(socket_state& s) noexcept {
-  if (net_ != nullptr) net_->destroy_socket(s);
+  if (net_core* n = net()) n->destroy_socket(s);
   else delete &s;
 }
 
-void socket_service::shutdown() {
-  abandon();
-  // The world (and its network) is going away; sockets that outlive it
-  // only free their state.
-  if (ctx_->core == nullptr) net_ = nullptr;
-}
+void socket_service::shutdown() { abandon(); }
 
 void socket_service::abandon() noexcept {
-  if (net_ != nullptr) net_->abandon(*ctx_);
+  if (net_core* n = net()) n->abandon(*ctx_);
 }
 
 void socket_service::describe(std::vector<std::string>& out) const {
-  if (net_ != nullptr) net_->describe_pending(*ctx_, out);
+  if (net_core* n = net()) n->describe_pending(*ctx_, out);
 }
 
 boost::system::error_code socket_service::set_option(socket_state& s, int level, int name, const void* data,
@@ -113,12 +112,25 @@ boost::system::error_code socket_service::get_option(const socket_state& s, int 
 }
 
 std::pair<boost::system::error_code, std::size_t> run_sync(
-    socket_service& svc, const std::function<void(std::function<void(boost::system::error_code, std::size_t)>)>& start) {
+    socket_service& svc, const std::function<void(std::function<void(boost::system::error_code, std::size_t)>)>& start,
+    bool socket_non_blocking) {
+  svc.net_checked();  // a usage_error if the world is gone
   world_core& core = *svc.ctx().core;
-  if (core.running()) return {error::would_block, 0};
   if (!svc.ctx().host->up) return {error::host_down, 0};
   auto result = std::make_shared<std::optional<std::pair<boost::system::error_code, std::size_t>>>();
-  start([result](boost::system::error_code ec, std::size_t n) { *result = std::make_pair(ec, n); });
+  auto record = [result](boost::system::error_code ec, std::size_t n) { *result = std::make_pair(ec, n); };
+  if (core.running()) {
+    svc.force_non_blocking = true;
+    struct reset {
+      socket_service& svc;
+      ~reset() { svc.force_non_blocking = false; }
+    } guard{svc};
+    start(record);
+    if (result->has_value() && (*result)->first == boost::asio::error::would_block && !socket_non_blocking)
+      return {error::would_block, 0};
+    return result->has_value() ? **result : std::make_pair(boost::system::error_code(error::would_block), std::size_t{0});
+  }
+  start(record);
   if (!result->has_value()) {
     const std::function<bool()> done = [&result] { return result->has_value(); };
     run_limits limits;

@@ -137,10 +137,11 @@ void host::crash(crash_kind kind) {
   last_crash_ = kind;
   detail::world_core& core = world_->sim_core();
   core.record(event_kind::crash, state_.id, static_cast<std::uint64_t>(kind));
-  // Sockets first (the OS closes them, or the machine goes silent), then
-  // every handler of the dead process.
-  world_->sim_net().host_crashed(state_.id, kind == crash_kind::power);
+  // Every handler of the dead process first (destroying them closes the
+  // sockets they owned), then the OS closes what is left open, or the
+  // machine goes silent.
   core.drop_host_work(state_);
+  world_->sim_net().host_crashed(state_.id, kind == crash_kind::power);
 }
 
 void host::restart() {

@@ -2,6 +2,7 @@
 #include <simasio/asio.hpp>
 #include <simasio/simasio.hpp>
 
+#include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/test/unit_test.hpp>
 
 #include <csignal>
@@ -53,6 +54,25 @@ BOOST_AUTO_TEST_CASE(a_pending_signal_wait_shows_in_the_stall_report) {
   BOOST_TEST(w.pending_report().find("signal_set::async_wait for signal(s) 2") != std::string::npos);
   s.cancel();
   w.run();
+}
+
+BOOST_AUTO_TEST_CASE(per_operation_cancellation_lets_awaitable_operators_finish) {
+  using namespace net::experimental::awaitable_operators;
+  simasio::world w;
+  auto& a = w.add_host("a");
+  bool finished = false;
+  net::co_spawn(
+      a.context(),
+      [&]() -> net::awaitable<void> {
+        auto ex = co_await net::this_coro::executor;
+        net::signal_set signals(ex, SIGTERM);
+        net::steady_timer work(ex, std::chrono::seconds(1));
+        co_await (signals.async_wait(net::use_awaitable) || work.async_wait(net::use_awaitable));
+        finished = true;
+      },
+      net::detached);
+  w.run();
+  BOOST_TEST(finished);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -158,7 +158,7 @@ class basic_datagram_socket : public basic_socket<Protocol, Executor> {
             op.non_blocking_ = this->state_ != nullptr && this->state_->non_blocking;
             prepare_receive(op, buffers, &sender, flags);
           });
-    });
+    }, this->non_blocking());
     ec = r.first;
     return r.second;
   }

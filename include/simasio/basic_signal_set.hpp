@@ -10,6 +10,8 @@
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/associated_allocator.hpp>
+#include <boost/asio/associated_cancellation_slot.hpp>
+#include <boost/asio/cancellation_type.hpp>
 #include <boost/asio/async_result.hpp>
 #include <boost/asio/error.hpp>
 
@@ -22,16 +24,21 @@ namespace simasio {
 
 namespace detail {
 
+struct signal_set_state;
+
 class signal_op : public operation {
  public:
-  signal_op* next_waiting_ = nullptr;
   boost::system::error_code ec_;
   int signal_ = 0;
+  signal_set_state* set_ = nullptr;  // null once no longer waiting
+  boost::asio::cancellation_slot slot_;
 
  protected:
   explicit signal_op(func_type f) noexcept : operation(f) {}
   ~signal_op() = default;
 };
+
+struct signal_set_state;
 
 // The state of one signal_set: the signals it waits for, signals raised
 // while nobody waited, and its waiting operations.
@@ -55,6 +62,7 @@ class signal_service final : public boost::asio::execution_context::service, pub
   void remove(signal_set_state& s) noexcept;
   void start(signal_set_state& s, signal_op& op);
   std::size_t cancel(signal_set_state& s) noexcept;
+  void cancel_op(signal_op& op) noexcept;
   // Delivers sig to every set of this context that has it.
   void raise(int sig);
 
@@ -68,9 +76,19 @@ class signal_service final : public boost::asio::execution_context::service, pub
   std::vector<signal_set_state*> sets_;  // creation order
 };
 
+struct signal_cancellation {
+  signal_service* service;
+  signal_op* op;
+  void operator()(boost::asio::cancellation_type_t type) const {
+    using ct = boost::asio::cancellation_type;
+    if ((type & (ct::terminal | ct::partial | ct::total)) != ct::none) service->cancel_op(*op);
+  }
+};
+
 template <class Handler, class IoExecutor>
 class signal_wait_op final : public signal_op {
  public:
+  Handler& handler() noexcept { return handler_; }
   template <class H>
   signal_wait_op(H&& h, const IoExecutor& io_ex, const context_state& ctx, world_core& core)
       : signal_op(&do_complete), handler_(std::forward<H>(h)), work_(handler_, io_ex, ctx), core_(&core) {}
@@ -78,6 +96,7 @@ class signal_wait_op final : public signal_op {
  private:
   static void do_complete(operation* base, bool invoke) {
     auto* o = static_cast<signal_wait_op*>(base);
+    if (o->slot_.is_connected()) o->slot_.clear();
     auto alloc = boost::asio::get_associated_allocator(o->handler_);
     Handler handler(std::move(o->handler_));
     handler_work<Handler, IoExecutor> work(std::move(o->work_));
@@ -186,6 +205,11 @@ class basic_signal_set {
           op_type* op = detail::new_op<op_type>(core, alloc, std::forward<decltype(handler)>(handler), ex_, ctx, core);
           core.work_started(ctx);
           if (!ctx.host->up) return core.drop(ctx, op);
+          auto slot = boost::asio::get_associated_cancellation_slot(op->handler());
+          if (slot.is_connected()) {
+            op->slot_ = slot;
+            slot.template emplace<detail::signal_cancellation>(detail::signal_cancellation{service_, op});
+          }
           service_->start(state_, *op);
         },
         token);

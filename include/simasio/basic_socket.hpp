@@ -155,6 +155,10 @@ class basic_socket : public boost::asio::socket_base {
     detail::throw_socket_error(ec, "connect");
   }
   void connect(const endpoint_type& peer, boost::system::error_code& ec) {
+    if (service_->ctx().core != nullptr && service_->ctx().core->running()) {
+      ec = error::would_block;  // a handshake can never finish inside a handler
+      return;
+    }
     if (!is_open()) {
       open(peer.protocol(), ec);
       if (ec) return;

@@ -141,7 +141,7 @@ class basic_stream_socket : public basic_socket<Protocol, Executor> {
             op.capture(buffers);
             op.peek_ = (flags & boost::asio::socket_base::message_peek) != 0;
           });
-    });
+    }, this->non_blocking());
     ec = r.first;
     return r.second;
   }

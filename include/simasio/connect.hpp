@@ -6,6 +6,7 @@
 
 #include <boost/asio/compose.hpp>
 #include <boost/asio/connect.hpp>
+#include <boost/asio/post.hpp>
 
 #include <iterator>
 #include <memory>
@@ -74,6 +75,12 @@ struct connect_op {
 
   template <typename Self>
   void operator()(Self& self, boost::system::error_code ec = {}) {
+    if (!started && it == end) {
+      // Nothing to try: complete through the executor, never inline.
+      started = true;
+      return boost::asio::post(s.get_executor(), std::move(self));
+    }
+    if (started && it == end) return finish(self, last, end);
     if (started) {
       if (!ec) return finish(self, ec, it);
       last = ec;

@@ -398,4 +398,129 @@ BOOST_AUTO_TEST_CASE(bandwidth_adds_serialisation_delay) {
   BOOST_TEST((t.w.now() - start < duration(600ms)));
 }
 
+// A server owned by its own pending handlers, as Asio servers usually are.
+struct accept_loop : std::enable_shared_from_this<accept_loop> {
+  explicit accept_loop(net::any_io_executor ex) : acc(ex, tcp::endpoint(tcp::v4(), 7000)) {}
+  void accept() {
+    acc.async_accept([self = shared_from_this()](boost::system::error_code ec, tcp::socket s) {
+      if (ec) return;
+      // The session only waits (for an error): what the client sends stays unread.
+      auto session = std::make_shared<tcp::socket>(std::move(s));
+      session->async_wait(tcp::socket::wait_error, [session](auto) {});
+      self->accept();
+    });
+  }
+  tcp::acceptor acc;
+};
+
+BOOST_AUTO_TEST_CASE(crashing_a_server_whose_sockets_live_in_its_handlers_is_clean) {
+  // The usual server shape: the acceptor and each session are owned by
+  // their pending handlers only. A crash destroys them all.
+  for (std::uint64_t seed = 0; seed < 20; ++seed) {
+    two_hosts t(seed);
+    t.server.on_boot([](simasio::host& h) { std::make_shared<accept_loop>(h.context().get_executor())->accept(); });
+    tcp::socket c1(t.client.context()), c2(t.client.context());
+    c1.connect(t.server_ep);
+    c2.connect(t.server_ep);
+    net::write(c2, net::buffer("x", 1));
+    t.w.run_for(100ms);
+    t.server.crash(simasio::crash_kind::process);
+    char c;
+    boost::system::error_code ec1, ec2;
+    c1.read_some(net::buffer(&c, 1), ec1);
+    c2.read_some(net::buffer(&c, 1), ec2);
+    BOOST_TEST(ec1 == net::error::eof);               // nothing unread: FIN
+    BOOST_TEST(ec2 == net::error::connection_reset);  // its session left "x" unread: RST
+    t.server.restart();
+    tcp::socket c3(t.client.context());
+    c3.connect(t.server_ep);  // the restarted server accepts again
+    BOOST_TEST(c3.is_open());
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_context_with_sockets_may_outlive_its_world) {
+  auto w = std::make_unique<simasio::world>();
+  auto& a = w->add_host("a");
+  auto& b = w->add_host("b");
+  // The acceptor lives on b's own context, which dies with the world:
+  // like any Asio I/O object it must go before its context.
+  auto acc = std::make_unique<tcp::acceptor>(b.context(), tcp::endpoint(tcp::v4(), 80));
+  auto ioc = std::make_unique<simasio::io_context>(a);
+  auto s = std::make_unique<tcp::socket>(*ioc);
+  s->connect(tcp::endpoint(b.address(), 80));
+  char c;
+  s->async_read_some(net::buffer(&c, 1), [](auto, auto) {});
+  acc.reset();
+  w.reset();  // the world goes before the user's context and socket
+  BOOST_CHECK_THROW(s->write_some(net::buffer("x", 1)), simasio::usage_error);
+  s.reset();
+  ioc.reset();
+}
+
+BOOST_AUTO_TEST_CASE(a_late_answer_to_an_abandoned_connect_is_ignored) {
+  // Connect to a slow primary, give up, connect the same socket to a
+  // backup: the primary's late SYN-ACK must not hijack the socket.
+  simasio::world w(3);
+  auto& client = w.add_host("client");
+  auto& primary = w.add_host("primary");
+  auto& backup = w.add_host("backup");
+  simasio::link_config slow;
+  slow.min_latency = slow.max_latency = 2s;
+  w.net().configure(primary, client, slow);
+  tcp::acceptor pa(primary.context(), tcp::endpoint(tcp::v4(), 80));
+  tcp::acceptor ba(backup.context(), tcp::endpoint(tcp::v4(), 80));
+  tcp::socket s(client.context());
+  bool first_done = false;
+  s.async_connect(tcp::endpoint(primary.address(), 80), [&](boost::system::error_code ec) {
+    first_done = true;
+    BOOST_TEST(ec == net::error::operation_aborted);
+  });
+  w.run_for(100ms);
+  s.close();
+  w.run_for(1ms);
+  BOOST_TEST(first_done);
+  s.connect(tcp::endpoint(backup.address(), 80));
+  w.run_for(5s);  // the primary's SYN-ACK arrives now
+  BOOST_TEST(s.remote_endpoint().address() == backup.address());
+  tcp::socket peer(backup.context());
+  ba.accept(peer);
+  net::write(s, net::buffer("to-backup", 9));
+  std::string got(9, '\0');
+  net::read(peer, net::buffer(got));
+  BOOST_TEST(got == "to-backup");
+}
+
+BOOST_AUTO_TEST_CASE(second_connect_while_one_is_in_progress_is_already_started) {
+  two_hosts t;
+  tcp::acceptor acc(t.server.context(), tcp::endpoint(tcp::v4(), 7000));
+  tcp::socket s(t.client.context());
+  boost::system::error_code first = net::error::fault, second = net::error::fault;
+  s.async_connect(t.server_ep, [&](boost::system::error_code ec) { first = ec; });
+  s.async_connect(t.server_ep, [&](boost::system::error_code ec) { second = ec; });
+  t.w.run();
+  BOOST_TEST(!first);
+  BOOST_TEST(second == net::error::already_started);
+}
+
+BOOST_AUTO_TEST_CASE(a_read_inside_a_handler_completes_when_data_is_there) {
+  two_hosts t;
+  tcp::acceptor acc(t.server.context(), tcp::endpoint(tcp::v4(), 7000));
+  tcp::socket s(t.client.context());
+  s.connect(t.server_ep);
+  tcp::socket peer(t.server.context());
+  acc.accept(peer);
+  net::write(peer, net::buffer("d", 1));
+  std::size_t n = 0;
+  boost::system::error_code ec, ec_empty;
+  s.async_wait(tcp::socket::wait_read, [&](boost::system::error_code) {
+    char c;
+    n = s.read_some(net::buffer(&c, 1), ec);       // data is there: fine
+    s.read_some(net::buffer(&c, 1), ec_empty);     // nothing left: it would block forever
+  });
+  t.w.run();
+  BOOST_TEST(!ec);
+  BOOST_TEST(n == 1u);
+  BOOST_TEST(ec_empty == simasio::error::would_block);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -41,7 +41,7 @@ class socket_service final : public boost::asio::execution_context::service, pub
   static socket_service& of(io_context& ctx) { return boost::asio::use_service<socket_service>(ctx); }
 
   // The world's network, or nullptr once the world is gone.
-  net_core* net() const noexcept { return net_; }
+  net_core* net() const noexcept;
   net_core& net_checked() const;
   context_state& ctx() const noexcept { return *ctx_; }
 
@@ -53,6 +53,10 @@ class socket_service final : public boost::asio::execution_context::service, pub
 
   void abandon() noexcept override;
   void describe(std::vector<std::string>& out) const override;
+
+  // While set, operations started are non-blocking (a synchronous call
+  // inside a handler may complete at once, but never waits).
+  bool force_non_blocking = false;
 
  private:
   void shutdown() override;
@@ -127,6 +131,7 @@ void start_socket_op(socket_service& svc, socket_state& s, Handler&& handler, co
   op_type* op = new_op<op_type>(core, alloc, std::forward<Handler>(handler), io_ex, ctx, core);
   op->kind_ = kind;
   setup(*op);
+  if (svc.force_non_blocking) op->non_blocking_ = true;
   core.work_started(ctx);
   if (!ctx.host->up) {
     core.drop(ctx, op);
@@ -140,10 +145,14 @@ void start_socket_op(socket_service& svc, socket_state& s, Handler&& handler, co
   net.start(s, *op);
 }
 
-// Runs a synchronous operation from the test body: starts it, then drives
-// the world until it completes. Inside a handler it fails with would_block.
+// Runs a synchronous operation: from the test body it starts it and drives
+// the world until it completes. Inside a handler it may still complete at
+// once (the data is there); if it would have to wait it fails with
+// simasio::error::would_block (or Asio's would_block on a non-blocking
+// socket), since nothing could ever complete it.
 std::pair<boost::system::error_code, std::size_t> run_sync(
-    socket_service& svc, const std::function<void(std::function<void(boost::system::error_code, std::size_t)>)>& start);
+    socket_service& svc, const std::function<void(std::function<void(boost::system::error_code, std::size_t)>)>& start,
+    bool socket_non_blocking = false);
 
 // Throws a system_error for a failed synchronous socket call, with a
 // message naming a blocking call inside a handler when that was the cause.

@@ -46,6 +46,7 @@ class tcp_connection {
   tcp_channel chan[2];              // chan[i]: from side i to side 1 - i
   std::unique_ptr<timed_event> attempt[2];
   bool established = false;
+  std::uint64_t client_nonce = 0;  // the connect attempt this connection answers
 };
 
 // The network engine of one world. Sockets talk to it; it talks to the
@@ -133,6 +134,7 @@ class net_core {
   // operations
   void pump(socket_state& s);
   void complete(sock_op& op, boost::system::error_code ec, std::size_t bytes);
+  void finish(sock_op& op, boost::system::error_code ec, std::size_t bytes);
   bool try_read(socket_state& s, sock_op& op);
   bool try_write(socket_state& s, sock_op& op);
   void unlink(socket_state& s, sock_op& op) noexcept;
@@ -157,6 +159,8 @@ class net_core {
   std::map<std::uint64_t, std::unique_ptr<timed_event>> connect_timers_;  // by socket id
   std::map<std::uint64_t, int> syn_attempts_;
   std::map<std::uint64_t, duration> connect_started_;
+  std::map<std::pair<std::uint64_t, std::uint64_t>, std::uint64_t> by_client_attempt_;  // (socket, nonce) -> connection
+  std::uint64_t next_nonce_ = 0;
   packet* packets_ = nullptr;                           // every packet in flight or held
   std::map<std::pair<std::uint32_t, std::uint32_t>, std::vector<packet*>> held_packets_;
   std::map<std::pair<std::uint32_t, std::uint32_t>, duration> link_busy_;  // bandwidth: when each link is free

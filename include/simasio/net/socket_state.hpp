@@ -42,6 +42,7 @@ class sock_op : public operation {
   kind kind_ = kind::read;
   sock_op* next_pending_ = nullptr;  // the socket's FIFO of pending operations
   socket_state* sock_ = nullptr;     // null once no longer pending
+  context_state* ctx_ = nullptr;     // where the completion goes
   boost::system::error_code ec_;
   std::size_t bytes_ = 0;
   boost::asio::mutable_buffer bufs_[max_buffers];
@@ -113,6 +114,8 @@ struct socket_state {
   bool rx_shutdown = false;     // shutdown(receive): reads see eof
   boost::system::error_code failed;  // reset, timed out: every operation fails with it
   bool connecting = false;
+  std::uint64_t connect_nonce = 0;  // which connect attempt a handshake packet answers
+  bool embryo = false;              // accepted by the network, not yet by the program
   int backlog = 0;
   fifo<std::uint64_t> accept_queue;  // ids of accepted, not yet taken sockets
 
