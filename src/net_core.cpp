@@ -438,9 +438,14 @@ void net_core::start(socket_state& s, sock_op& op) {
     start_connect(s, op.target_);
     return;
   }
+  // A synchronous call completes (and frees itself) inside pump: read the
+  // flag first, and find the op afterwards by address only.
+  const bool never_wait = op.non_blocking_;
   pump(s);
+  if (!never_wait) return;
   // A non-blocking socket's synchronous call never waits, as in Asio.
-  if (op.non_blocking_ && op.sock_ != nullptr) complete(op, aerr::would_block, 0);
+  for (sock_op* o = s.pending_head; o != nullptr; o = o->next_pending_)
+    if (o == &op) return complete(op, aerr::would_block, 0);
 }
 
 // Completes whatever pending operations the socket's state now allows, in
@@ -542,10 +547,11 @@ bool net_core::try_read(socket_state& s, sock_op& op) {
       std::copy_n(s.rx.data() + copied, n, dst);
       copied += n;
     }
-    if (!op.peek_) s.rx.pop_front(copied);
-    complete(op, {}, copied);
+    const bool consumed = !op.peek_;
+    if (consumed) s.rx.pop_front(copied);
+    complete(op, {}, copied);  // a synchronous op frees itself here
     // Reading opened the peer's window.
-    if (!op.peek_ && s.conn != nullptr)
+    if (consumed && s.conn != nullptr)
       if (socket_state* peer = find_socket(s.conn->sock[1 - s.side])) pump(*peer);
     return true;
   }
@@ -923,7 +929,10 @@ void net_core::transmit(tcp_connection& c, int side) {
   const link_config& cfg = link(from, to);
   rng& r = core_.random(choice_purpose::network);
   while (!ch.queue.empty() || ch.fin_queued) {
-    const verdict v = judge(from, to);
+    // TCP needs both directions: without acknowledgements coming back
+    // (a one-way block of the reverse path) the sender keeps retransmitting.
+    verdict v = judge(from, to);
+    if (v == verdict::pass && judge(to, from) == verdict::drop) v = verdict::drop;
     if (v == verdict::hold) return;  // release() resumes the channel
     const bool lost = v == verdict::pass && from != to && r.chance(cfg.loss);
     if (v == verdict::drop || lost) {
@@ -994,14 +1003,15 @@ void net_core::on_segment(packet& p) {
     drop_packet(&p);
     return;
   }
-  tcp_channel& ch = c->chan[p.side];
+  const int side = p.side;
+  tcp_channel& ch = c->chan[side];
   const verdict v = judge(p.from_host, p.to_host);
   if (v != verdict::pass) {
     record(event_kind::net_drop, p.to_host, p.seq, partitioned);
-    retreat(*c, p.side);
+    retreat(*c, side);  // frees p with the rest of the flight
     if (v == verdict::drop) {
       if (ch.stuck_since < duration::zero()) ch.stuck_since = core_.now();
-      if (!ch.attempt_scheduled) schedule_attempt(*c, p.side, core_.now() + ch.rto);
+      if (!ch.attempt_scheduled) schedule_attempt(*c, side, core_.now() + ch.rto);
       ch.rto = std::min(ch.rto * 2, max_rto);
     }
     return;

@@ -133,8 +133,9 @@ BOOST_AUTO_TEST_CASE(network_traffic_is_deterministic) {
       if (!ec) boost::asio::async_read(*peer, boost::asio::dynamic_buffer(got), [](auto, auto) {});
     });
     simasio::ip::tcp::socket s(a.context());
+    const std::string payload(20000, 'x');
     s.async_connect({b.address(), 80}, [&](boost::system::error_code ec) {
-      if (!ec) boost::asio::async_write(s, boost::asio::buffer(std::string(20000, 'x')), [&](auto, auto) { s.close(); });
+      if (!ec) boost::asio::async_write(s, boost::asio::buffer(payload), [&](auto, auto) { s.close(); });
     });
     simasio::ip::udp::socket rx(b.context(), {boost::asio::ip::udp::v4(), 53});
     simasio::ip::udp::socket tx(a.context(), boost::asio::ip::udp::v4());

@@ -227,7 +227,8 @@ BOOST_AUTO_TEST_CASE(power_cut_host_is_silent_until_the_user_timeout) {
   boost::system::error_code read_ec, write_ec;
   char c;
   s.async_read_some(net::buffer(&c, 1), [&](boost::system::error_code ec, std::size_t) { read_ec = ec; });
-  net::async_write(s, net::buffer(std::string(100, 'q')), [&](boost::system::error_code ec, std::size_t) {
+  const std::string payload(100, 'q');
+  net::async_write(s, net::buffer(payload), [&](boost::system::error_code ec, std::size_t) {
     write_ec = ec;
   });
   t.w.run_for(4min);
@@ -412,6 +413,23 @@ struct accept_loop : std::enable_shared_from_this<accept_loop> {
   }
   tcp::acceptor acc;
 };
+
+BOOST_AUTO_TEST_CASE(a_one_way_block_of_the_return_path_times_the_sender_out) {
+  two_hosts t;
+  t.w.net().set_tcp_user_timeout(2min);
+  tcp::acceptor acc(t.server.context(), tcp::endpoint(tcp::v4(), 7000));
+  tcp::socket s(t.client.context());
+  s.connect(t.server_ep);
+  tcp::socket peer(t.server.context());
+  acc.accept(peer);
+  t.w.net().block(t.server, t.client);  // acknowledgements cannot come back
+  boost::system::error_code ec;
+  net::write(s, net::buffer(std::string(10, 'a')), ec);
+  char c;
+  s.read_some(net::buffer(&c, 1), ec);
+  BOOST_TEST(ec == net::error::timed_out);
+  BOOST_TEST(t.w.now() >= duration(2min));
+}
 
 BOOST_AUTO_TEST_CASE(crashing_a_server_whose_sockets_live_in_its_handlers_is_clean) {
   // The usual server shape: the acceptor and each session are owned by
