@@ -155,15 +155,34 @@ void net_core::drop_packet(packet* p) noexcept {
 
 void net_core::schedule_arrival(packet* p, duration at) { core_.schedule(p->ev, at); }
 
+// A new packet, numbered for the trace and tracked until it is dropped.
+packet* net_core::new_packet(int type, std::uint32_t from_host, const net_endpoint& from, std::uint32_t to_host,
+                             const net_endpoint& to) {
+  auto* p = new packet;
+  p->t = static_cast<packet::type>(type);
+  p->seq = core_.events().size();
+  p->from_host = from_host;
+  p->to_host = to_host;
+  p->from = from;
+  p->to = to;
+  p->net = this;
+  p->next = packets_;
+  if (packets_ != nullptr) packets_->prev = p;
+  packets_ = p;
+  return p;
+}
+
+// The answer to p (SYN-ACK, RST): back the way it came, for the same attempt.
+packet* net_core::reply_to(const packet& p, int type) {
+  packet* r = new_packet(type, p.to_host, p.to, p.from_host, p.from);
+  r->sock = p.sock;
+  r->nonce = p.nonce;
+  return r;
+}
+
 // Puts a datagram or control packet on the link: lost, parked, duplicated
 // or scheduled to arrive, as the link and the seed decide.
 void net_core::send_packet(packet* p) {
-  if (p->prev == nullptr && p->next == nullptr && packets_ != p) {
-    p->net = this;
-    p->next = packets_;
-    if (packets_ != nullptr) packets_->prev = p;
-    packets_ = p;
-  }
   record(event_kind::net_send, p->from_host, p->seq, p->to_host);
   switch (judge(p->from_host, p->to_host)) {
     case verdict::drop:
@@ -194,18 +213,9 @@ void net_core::send_packet(packet* p) {
   }
   const duration sent_at = on_wire(p->from_host, p->to_host, cfg, p->data.size() + 28 * fragments);
   if (p->t == packet::type::udp && r.chance(cfg.duplicate)) {
-    auto* copy = new packet;
-    copy->t = p->t;
+    packet* copy = new_packet(static_cast<int>(p->t), p->from_host, p->from, p->to_host, p->to);
     copy->seq = p->seq;
-    copy->from_host = p->from_host;
-    copy->to_host = p->to_host;
-    copy->from = p->from;
-    copy->to = p->to;
     copy->data = p->data;
-    copy->net = this;
-    copy->next = packets_;
-    packets_->prev = copy;
-    packets_ = copy;
     record(event_kind::net_duplicate, p->from_host, p->seq, p->to_host);
     schedule_arrival(copy, sent_at + draw_latency(cfg));
   }
@@ -624,14 +634,9 @@ boost::system::error_code net_core::send_to(socket_state& s, const std::vector<b
       return ec;
   }
   const std::uint32_t from = host_of_socket(s);
-  auto* p = new packet;
-  p->t = packet::type::udp;
-  p->seq = core_.events().size();
-  p->from_host = from;
-  p->to_host = host_of(to.address, from);
-  p->from = net_endpoint{s.local.address.is_unspecified() ? hosts_[from].address : s.local.address, s.local.port};
-  if (to.address.is_loopback()) p->from.address = to.address;
-  p->to = to;
+  net_endpoint source{s.local.address.is_unspecified() ? hosts_[from].address : s.local.address, s.local.port};
+  if (to.address.is_loopback()) source.address = to.address;
+  packet* p = new_packet(static_cast<int>(packet::type::udp), from, source, host_of(to.address, from), to);
   p->data.resize(size);
   std::size_t off = 0;
   for (const auto& b : data) {
@@ -640,10 +645,6 @@ boost::system::error_code net_core::send_to(socket_state& s, const std::vector<b
   }
   bytes = size;
   if (p->to_host == no_host) {  // nobody has that address: the datagram vanishes
-    p->net = this;
-    p->next = packets_;
-    if (packets_ != nullptr) packets_->prev = p;
-    packets_ = p;
     record(event_kind::net_drop, from, p->seq, no_socket);
     drop_packet(p);
     return {};
@@ -708,13 +709,7 @@ void net_core::send_syn(std::uint64_t sock_id) {
     pump(*s);
     return;
   }
-  auto* p = new packet;
-  p->t = packet::type::syn;
-  p->seq = core_.events().size();
-  p->from_host = h;
-  p->to_host = host_of(s->remote.address, h);
-  p->from = s->local;
-  p->to = s->remote;
+  packet* p = new_packet(static_cast<int>(packet::type::syn), h, s->local, host_of(s->remote.address, h), s->remote);
   p->sock = sock_id;
   p->nonce = s->connect_nonce;
   auto& timer = connect_timers_[sock_id];
@@ -730,10 +725,6 @@ void net_core::send_syn(std::uint64_t sock_id) {
   duration backoff = std::chrono::seconds(1) * (std::int64_t{1} << std::min(attempt, 20));
   core_.schedule(*timer, core_.now() + backoff);
   if (p->to_host == no_host) {
-    p->net = this;
-    p->next = packets_;
-    if (packets_ != nullptr) packets_->prev = p;
-    packets_ = p;
     record(event_kind::net_drop, h, p->seq, no_socket);
     drop_packet(p);
     return;
@@ -746,16 +737,7 @@ void net_core::on_syn(packet& p) {
   socket_state* listener = it == ports_.end() ? nullptr : find_socket(it->second);
   if (listener == nullptr || !listener->listening || !hosts_[p.to_host].state->up) {
     // Nobody listens: the OS answers with a reset, the client gets connection_refused.
-    auto* r = new packet;
-    r->t = packet::type::rst;
-    r->seq = core_.events().size();
-    r->from_host = p.to_host;
-    r->to_host = p.from_host;
-    r->from = p.to;
-    r->to = p.from;
-    r->sock = p.sock;
-    r->nonce = p.nonce;
-    send_packet(r);
+    send_packet(reply_to(p, static_cast<int>(packet::type::rst)));
     return;
   }
   // A repeated SYN (our SYN-ACK was lost) gets the same connection's SYN-ACK again.
@@ -793,15 +775,7 @@ void net_core::on_syn(packet& p) {
     record(event_kind::tcp_connect, p.to_host, c->id, 1);
     pump(*listener);
   }
-  auto* r = new packet;
-  r->t = packet::type::syn_ack;
-  r->seq = core_.events().size();
-  r->from_host = p.to_host;
-  r->to_host = p.from_host;
-  r->from = p.to;
-  r->to = p.from;
-  r->sock = p.sock;
-  r->nonce = p.nonce;
+  packet* r = reply_to(p, static_cast<int>(packet::type::syn_ack));
   r->conn = c->id;
   send_packet(r);
 }
@@ -864,13 +838,7 @@ void net_core::on_rst(packet& p) {
 
 void net_core::send_rst(std::uint32_t from_host, const net_endpoint& from, std::uint32_t to_host,
                         const net_endpoint& to, std::uint64_t conn, int to_side) {
-  auto* r = new packet;
-  r->t = packet::type::rst;
-  r->seq = core_.events().size();
-  r->from_host = from_host;
-  r->to_host = to_host;
-  r->from = from;
-  r->to = to;
+  packet* r = new_packet(static_cast<int>(packet::type::rst), from_host, from, to_host, to);
   r->conn = conn;
   r->side = to_side;
   send_packet(r);
@@ -949,16 +917,9 @@ void net_core::transmit(tcp_connection& c, int side) {
       ch.rto = std::min(ch.rto * 2, max_rto);
       return;
     }
-    auto* p = new packet;
-    p->t = packet::type::segment;
-    p->seq = core_.events().size();
-    p->from_host = from;
-    p->to_host = to;
-    p->from = c.ep[side];
-    p->to = c.ep[1 - side];
+    packet* p = new_packet(static_cast<int>(packet::type::segment), from, c.ep[side], to, c.ep[1 - side]);
     p->conn = c.id;
     p->side = side;
-    p->net = this;
     if (!ch.queue.empty()) {
       p->data = std::move(ch.queue.front());
       ch.queue.pop_front();
@@ -966,9 +927,6 @@ void net_core::transmit(tcp_connection& c, int side) {
       p->fin = true;
       ch.fin_queued = false;
     }
-    p->next = packets_;
-    if (packets_ != nullptr) packets_->prev = p;
-    packets_ = p;
     record(event_kind::net_send, from, p->seq, to);
     // Strictly after the previous segment: events due at one instant are
     // released in seed order, which must not reorder a stream.

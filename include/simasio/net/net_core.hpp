@@ -107,6 +107,9 @@ class net_core {
   const link_config& link(std::uint32_t from, std::uint32_t to) const;
   duration draw_latency(const link_config& cfg);
   duration on_wire(std::uint32_t from, std::uint32_t to, const link_config& cfg, std::size_t bytes);
+  packet* new_packet(int type, std::uint32_t from_host, const net_endpoint& from, std::uint32_t to_host,
+                     const net_endpoint& to);
+  packet* reply_to(const packet& p, int type);
   void send_packet(packet* p);                 // through the link, now
   void schedule_arrival(packet* p, duration at);
   void arrive(packet* p);
