@@ -18,12 +18,13 @@ class world;
 struct check_options {
   std::uint64_t first_seed = 0;            ///< first seed of the sweep
   std::uint64_t seeds = 100;               ///< how many seeds (SIMASIO_SEEDS overrides)
-  unsigned jobs = 1;                       ///< worker threads, one world each (runs serially for now)
+  unsigned jobs = 1;                       ///< worker threads, one world each (SIMASIO_JOBS overrides)
   bool shrink = true;                      ///< minimise a failing tape (not yet implemented)
   std::string artifacts_dir = ".simasio";  ///< where failure artifacts go (not yet written)
   std::string name;                        ///< shown in the FAILED line; default "scenario"
   world_options world{};                   ///< template for every run's world; its seed is replaced
   bool fail_on_stall = false;              ///< a run that ends stalled (a deadlock) fails
+  bool verify_determinism = false;         ///< run every seed twice; a different trace fails (SIMASIO_VERIFY=1)
   bool print = true;                       ///< print the failure lines on stderr
 };
 
@@ -63,8 +64,17 @@ class scenario_failure : public std::runtime_error {
 /// `simasio: FAILED <name> seed=N t=... step=...: <what>` and the replay
 /// line on stderr.
 ///
-/// SIMASIO_SEED=N runs exactly seed N; SIMASIO_SEEDS=N sets how many.
-/// @throws config_error for a malformed SIMASIO_SEED or SIMASIO_SEEDS.
+/// With jobs > 1, worker threads run seeds in parallel (one world each);
+/// the reported failure is still the smallest failing seed, whatever the
+/// timing. A scenario must then not share mutable state between runs.
+///
+/// SIMASIO_SEED=N runs exactly seed N; SIMASIO_SEEDS=N sets how many;
+/// SIMASIO_JOBS=N the worker threads; SIMASIO_VERIFY=1 runs every seed
+/// twice and reports the first trace event where the runs differ. Test
+/// runners' sharding variables (TEST_SHARD_INDEX/TEST_TOTAL_SHARDS, with
+/// TEST_SHARD_STATUS_FILE, or GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS) split
+/// the seeds: shard k of n runs every n-th seed from the k-th.
+/// @throws config_error for a malformed or inconsistent setting.
 check_result check(std::function<void(world&)> scenario, check_options options = {});
 
 /// Runs exactly @p seed. @throws scenario_failure if the run fails.
