@@ -3,12 +3,15 @@
 
 #include <simasio/detail/env.hpp>
 #include <simasio/detail/format.hpp>
+#include <simasio/random/tape_file.hpp>
 #include <simasio/error.hpp>
 #include <simasio/world.hpp>
 
 #include <boost/core/demangle.hpp>
 
 #include <algorithm>
+#include <cctype>
+#include <filesystem>
 #include <atomic>
 #include <cstdio>
 #include <mutex>
@@ -27,35 +30,52 @@ struct run_outcome {
   std::exception_ptr error;
   std::string what;
   std::string type;
+  std::string signature;  // what makes two failures "the same" while shrinking
   duration time{0};
   std::uint64_t step = 0;
   std::uint64_t trace_hash = 0;
 };
 
 run_outcome run_seed(const std::function<void(world&)>& scenario, world_options opts, std::uint64_t seed,
-                     bool fail_on_stall, std::vector<trace_event>* events = nullptr) {
+                     bool fail_on_stall, std::vector<trace_event>* events = nullptr,
+                     std::vector<choice>* tape = nullptr) {
   opts.seed = seed;
+  if (tape != nullptr) opts.record_tape = true;
   run_outcome out;
   world w(opts);
-  struct keep_events {
+  struct keep_records {
     world& w;
-    std::vector<trace_event>* out;
-    ~keep_events() {
-      if (out != nullptr) *out = w.events().events();
+    std::vector<trace_event>* events;
+    std::vector<choice>* tape;
+    ~keep_records() {
+      if (events != nullptr) *events = w.events().events();
+      if (tape != nullptr) *tape = w.tape().entries();
     }
-  } keep{w, events};
+  } keep{w, events, tape};
   try {
     scenario(w);
     if (fail_on_stall && w.stalled())
       throw std::runtime_error("deadlock: the world stalled with work outstanding; " + w.pending_report());
+  } catch (const invariant_error& e) {
+    out.error = std::current_exception();
+    out.what = e.what();
+    out.type = "simasio::invariant_error";
+    out.signature = "invariant " + e.name();  // its message names the step, which shrinking changes
+  } catch (const runaway_error& e) {
+    out.error = std::current_exception();
+    out.what = e.what();
+    out.type = "simasio::runaway_error";
+    out.signature = "runaway";
   } catch (const std::exception& e) {
     out.error = std::current_exception();
     out.what = e.what();
     out.type = boost::core::demangle(typeid(e).name());
+    out.signature = out.type + ": " + out.what;
   } catch (...) {
     out.error = std::current_exception();
     out.what = "an exception not derived from std::exception";
     out.type = "unknown";
+    out.signature = out.type;
   }
   out.time = w.now();
   out.step = w.steps();
@@ -169,11 +189,125 @@ run_outcome run_verified(const std::function<void(world&)>& scenario, world_opti
   return out;
 }
 
+// Minimises a failing run's choice tape toward the polite run (every draw
+// 0: FIFO picks, minimum latency, no faults) while the same failure
+// persists, within a budget of replays: first the shortest failing
+// prefix, then zeroing deviations in halving chunks (delta debugging).
+// Replays answer draws beyond the tape, or past a divergence, politely.
+struct shrunk {
+  std::vector<choice> tape;
+  std::uint64_t original_choices = 0;
+  int replays = 0;
+};
+
+std::optional<shrunk> shrink_failure(const std::function<void(world&)>& scenario, const world_options& base,
+                                     std::uint64_t seed, const std::string& signature, bool fail_on_stall,
+                                     int budget) {
+  std::vector<choice> recorded;
+  if (run_seed(scenario, base, seed, fail_on_stall, nullptr, &recorded).signature != signature)
+    return std::nullopt;  // not reproducible: nothing to shrink
+  shrunk result;
+  result.original_choices = recorded.size();
+  std::vector<choice> best = recorded;
+  auto still_fails = [&](const std::vector<choice>& candidate) {
+    if (result.replays >= budget) return false;
+    ++result.replays;
+    world_options o = base;
+    o.replay_tape = std::make_shared<const std::vector<choice>>(candidate);
+    o.on_tape_mismatch = tape_mismatch::polite;
+    std::vector<choice> got;
+    if (run_seed(scenario, o, seed, fail_on_stall, nullptr, &got).signature != signature) return false;
+    // Keep what the program actually drew: later draws may have changed.
+    best = std::move(got);
+    return true;
+  };
+  // 1. The shortest failing prefix (the rest of the run polite).
+  std::size_t lo = 0, hi = best.size();
+  while (lo < hi) {
+    const std::size_t mid = lo + (hi - lo) / 2;
+    const std::vector<choice> saved = best;
+    if (still_fails(std::vector<choice>(saved.begin(), saved.begin() + static_cast<std::ptrdiff_t>(mid)))) {
+      hi = std::min(mid, best.size());
+    } else {
+      best = saved;
+      lo = mid + 1;
+    }
+    if (result.replays >= budget) break;
+  }
+  // 2. Zero deviations, in chunks that halve.
+  auto deviation_positions = [&] {
+    std::vector<std::size_t> pos;
+    for (std::size_t i = 0; i < best.size(); ++i)
+      if (best[i].value != 0) pos.push_back(i);
+    return pos;
+  };
+  for (std::size_t chunk = std::max<std::size_t>(deviation_positions().size() / 2, 1); chunk >= 1;) {
+    bool progressed = false;
+    std::vector<std::size_t> pos = deviation_positions();
+    for (std::size_t start = 0; start < pos.size() && result.replays < budget; start += chunk) {
+      std::vector<choice> candidate = best;
+      for (std::size_t k = start; k < std::min(pos.size(), start + chunk); ++k) candidate[pos[k]].value = 0;
+      const std::vector<choice> saved = best;
+      if (still_fails(candidate)) {
+        progressed = true;
+        break;  // positions changed: start this chunk size again
+      }
+      best = saved;
+    }
+    if (result.replays >= budget) break;
+    if (!progressed) {
+      if (chunk == 1) break;
+      chunk /= 2;
+    }
+  }
+  // Trailing polite draws carry no information: a replay draws them politely anyway.
+  while (!best.empty() && best.back().value == 0) best.pop_back();
+  result.tape = std::move(best);
+  return result;
+}
+
+std::string artifacts_dir(const check_options& options) {
+  return detail::env_string("SIMASIO_ARTIFACTS").value_or(options.artifacts_dir);
+}
+
+std::string file_stem(const std::string& name) {
+  std::string out;
+  for (char c : name) out += std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' ? c : '_';
+  return out.empty() ? "scenario" : out;
+}
+
+// SIMASIO_TAPE=file: the tape's seed, its draws from the file.
+std::optional<saved_tape> env_tape(world_options& opts) {
+  const auto path = detail::env_string("SIMASIO_TAPE");
+  if (!path) return std::nullopt;
+  saved_tape tape = load_tape(*path);
+  opts.replay_tape = std::make_shared<const std::vector<choice>>(tape.choices);
+  opts.on_tape_mismatch = tape_mismatch::fail;
+  if (const auto policy = detail::env_string("SIMASIO_TAPE_MISMATCH")) {
+    if (*policy == "fail") opts.on_tape_mismatch = tape_mismatch::fail;
+    else if (*policy == "seeded") opts.on_tape_mismatch = tape_mismatch::seeded;
+    else if (*policy == "polite") opts.on_tape_mismatch = tape_mismatch::polite;
+    else
+      throw config_error("simasio: SIMASIO_TAPE_MISMATCH='" + *policy +
+                         "' is not a policy: use fail (stop with an error), seeded (continue with the seed's own "
+                         "draws) or polite (continue with polite draws)");
+  }
+  return tape;
+}
+
 }  // namespace
 
 check_result check(std::function<void(world&)> scenario, check_options options) {
   apply_env(options);
-  const std::vector<std::uint64_t> seeds = seeds_to_run(options);
+  if (const auto tape = env_tape(options.world)) {
+    // Replaying a saved tape: exactly its seed, no shrinking.
+    options.first_seed = tape->seed;
+    options.seeds = 1;
+    options.shrink = false;
+    options.jobs = 1;
+  }
+  const std::vector<std::uint64_t> seeds =
+      options.world.replay_tape ? std::vector<std::uint64_t>{options.first_seed} : seeds_to_run(options);
   auto run_one = [&](std::uint64_t seed) {
     return options.verify_determinism ? run_verified(scenario, options.world, seed, options.fail_on_stall)
                                       : run_seed(scenario, options.world, seed, options.fail_on_stall);
@@ -224,11 +358,32 @@ check_result check(std::function<void(world&)> scenario, check_options options) 
   f.time = failed->time;
   f.step = failed->step;
   f.replay = "SIMASIO_SEED=" + std::to_string(f.seed) + " " + command_line();
+  const std::string name = options.name.empty() ? "scenario" : options.name;
+  std::string shrunk_line;
+  if (options.shrink && failed->type != "simasio::nondeterminism") {
+    if (auto s = shrink_failure(scenario, options.world, f.seed, failed->signature, options.fail_on_stall,
+                                options.shrink_budget)) {
+      const std::string dir = artifacts_dir(options);
+      std::error_code ec;
+      std::filesystem::create_directories(dir, ec);
+      f.tape_path = dir + "/" + file_stem(name) + "-seed" + std::to_string(f.seed) + ".tape";
+      f.shrunk_choices = s->tape.size();
+      f.deviations = deviations(s->tape);
+      f.original_choices = s->original_choices;
+      try {
+        save_tape(f.tape_path, saved_tape{f.seed, s->tape});
+        shrunk_line = "simasio: shrunk: " + std::to_string(s->original_choices) + " choices -> " +
+                      std::to_string(f.deviations) + " deviations; tape: " + f.tape_path + "\n";
+      } catch (const tape_error& e) {
+        shrunk_line = std::string(e.what()) + "\n";
+        f.tape_path.clear();
+      }
+    }
+  }
   if (options.print) {
-    const std::string name = options.name.empty() ? "scenario" : options.name;
-    std::fprintf(stderr, "simasio: FAILED %s seed=%llu t=%s step=%llu: %s\nsimasio: replay: %s\n", name.c_str(),
+    std::fprintf(stderr, "simasio: FAILED %s seed=%llu t=%s step=%llu: %s\nsimasio: replay: %s\n%s", name.c_str(),
                  static_cast<unsigned long long>(f.seed), detail::format_time(f.time).c_str(),
-                 static_cast<unsigned long long>(f.step), f.what.c_str(), f.replay.c_str());
+                 static_cast<unsigned long long>(f.step), f.what.c_str(), f.replay.c_str(), shrunk_line.c_str());
     std::fflush(stderr);
   }
   result.failure = std::move(f);
@@ -236,6 +391,7 @@ check_result check(std::function<void(world&)> scenario, check_options options) 
 }
 
 void replay(std::function<void(world&)> scenario, std::uint64_t seed, world_options options) {
+  if (const auto tape = env_tape(options)) seed = tape->seed;
   run_outcome out = run_seed(scenario, options, seed, false);
   if (!out.error) return;
   const std::string msg = "simasio: seed=" + std::to_string(seed) + " t=" + detail::format_time(out.time) +

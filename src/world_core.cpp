@@ -17,6 +17,7 @@ world_core::world_core(const world_options& opts)
       streams_{rng(opts.seed, choice_purpose::scheduler, &tape_), rng(opts.seed, choice_purpose::network, &tape_),
                rng(opts.seed, choice_purpose::user, &tape_), rng(opts.seed, choice_purpose::buggify, &tape_)} {
   if (opts_.record_tape) tape_.start_recording();
+  if (opts_.replay_tape) tape_.start_replay(*opts_.replay_tape, opts_.on_tape_mismatch);
   trace_.record_all(opts_.record_trace);
   if (opts_.strategy == strategy::pct) {
     if (opts_.pct_depth < 1)

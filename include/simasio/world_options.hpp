@@ -6,6 +6,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <vector>
 
 namespace simasio {
 
@@ -13,6 +15,8 @@ namespace simasio {
 using duration = std::chrono::nanoseconds;
 
 class rng;
+struct choice;
+enum class tape_mismatch;
 
 /// How one direction of a link behaves (defaults for every pair of hosts).
 struct link_config {
@@ -50,6 +54,10 @@ struct world_options {
   std::uint64_t max_steps = 50'000'000;                 ///< runaway guard -> simasio::runaway_error
   bool record_trace = false;                            ///< keep every trace event (not just hash and ring)
   bool record_tape = false;                             ///< keep every draw on the choice tape
+  /// Answer draws from this tape instead of the seed (replay, shrinking).
+  std::shared_ptr<const std::vector<choice>> replay_tape;
+  /// What replay does when the program asks for a draw the tape does not hold.
+  tape_mismatch on_tape_mismatch{};
 };
 
 }  // namespace simasio

@@ -19,8 +19,9 @@ struct check_options {
   std::uint64_t first_seed = 0;            ///< first seed of the sweep
   std::uint64_t seeds = 100;               ///< how many seeds (SIMASIO_SEEDS overrides)
   unsigned jobs = 1;                       ///< worker threads, one world each (SIMASIO_JOBS overrides)
-  bool shrink = true;                      ///< minimise a failing tape (not yet implemented)
-  std::string artifacts_dir = ".simasio";  ///< where failure artifacts go (not yet written)
+  bool shrink = true;                      ///< minimise a failing seed's choice tape, save it under artifacts_dir
+  std::string artifacts_dir = ".simasio";  ///< where failure artifacts go (SIMASIO_ARTIFACTS overrides)
+  int shrink_budget = 300;                 ///< replays shrinking may spend
   std::string name;                        ///< shown in the FAILED line; default "scenario"
   world_options world{};                   ///< template for every run's world; its seed is replaced
   bool fail_on_stall = false;              ///< a run that ends stalled (a deadlock) fails
@@ -37,6 +38,9 @@ struct failure {
   duration time{0};        ///< virtual time of the failure
   std::uint64_t step = 0;  ///< handlers run before the failure
   std::string type;        ///< the exception's type, demangled
+  std::uint64_t original_choices = 0;  ///< draws of the failing run
+  std::uint64_t shrunk_choices = 0;    ///< draws kept on the shrunk tape
+  std::uint64_t deviations = 0;        ///< non-polite draws on the shrunk tape
 };
 
 struct check_result {
