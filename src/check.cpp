@@ -83,8 +83,7 @@ run_outcome run_seed(const std::function<void(world&)>& scenario, world_options 
   return out;
 }
 
-// The command line of this process, shell-quoted, for the replay line.
-std::string command_line() {
+std::string quoted_command_line() {
   std::ifstream in("/proc/self/cmdline", std::ios::binary);
   const std::string raw((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (raw.empty()) return "<the same test command>";
@@ -121,6 +120,11 @@ std::vector<std::uint64_t> seeds_to_run(check_options& options) {
   if (const auto seed = detail::env_u64("SIMASIO_SEED")) return {*seed};
   if (const auto n = detail::env_u64("SIMASIO_SEEDS")) options.seeds = *n;
   std::uint64_t index = 0, total = 1;
+  if (!options.shard_seeds) {
+    std::vector<std::uint64_t> all;
+    for (std::uint64_t i = 0; i < options.seeds; ++i) all.push_back(options.first_seed + i);
+    return all;
+  }
   const char* index_var = "TEST_SHARD_INDEX";
   const char* total_var = "TEST_TOTAL_SHARDS";
   if (!detail::env_string(total_var)) {
@@ -357,9 +361,8 @@ check_result check(std::function<void(world&)> scenario, check_options options) 
   f.type = std::move(failed->type);
   f.time = failed->time;
   f.step = failed->step;
-  f.replay = "SIMASIO_SEED=" + std::to_string(f.seed) + " " + command_line();
+  f.replay = "SIMASIO_SEED=" + std::to_string(f.seed) + " " + quoted_command_line();
   const std::string name = options.name.empty() ? "scenario" : options.name;
-  std::string shrunk_line;
   if (options.shrink && failed->type != "simasio::nondeterminism") {
     if (auto s = shrink_failure(scenario, options.world, f.seed, failed->signature, options.fail_on_stall,
                                 options.shrink_budget)) {
@@ -372,23 +375,30 @@ check_result check(std::function<void(world&)> scenario, check_options options) 
       f.original_choices = s->original_choices;
       try {
         save_tape(f.tape_path, saved_tape{f.seed, s->tape});
-        shrunk_line = "simasio: shrunk: " + std::to_string(s->original_choices) + " choices -> " +
-                      std::to_string(f.deviations) + " deviations; tape: " + f.tape_path + "\n";
       } catch (const tape_error& e) {
-        shrunk_line = std::string(e.what()) + "\n";
+        std::fprintf(stderr, "%s\n", e.what());
         f.tape_path.clear();
       }
     }
   }
   if (options.print) {
-    std::fprintf(stderr, "simasio: FAILED %s seed=%llu t=%s step=%llu: %s\nsimasio: replay: %s\n%s", name.c_str(),
-                 static_cast<unsigned long long>(f.seed), detail::format_time(f.time).c_str(),
-                 static_cast<unsigned long long>(f.step), f.what.c_str(), f.replay.c_str(), shrunk_line.c_str());
+    std::fputs(failure_report(f, name).c_str(), stderr);
     std::fflush(stderr);
   }
   result.failure = std::move(f);
   return result;
 }
+
+std::string failure_report(const failure& f, const std::string& name) {
+  std::string out = "simasio: FAILED " + name + " seed=" + std::to_string(f.seed) + " t=" + detail::format_time(f.time) +
+                    " step=" + std::to_string(f.step) + ": " + f.what + "\nsimasio: replay: " + f.replay + "\n";
+  if (!f.tape_path.empty())
+    out += "simasio: shrunk: " + std::to_string(f.original_choices) + " choices -> " + std::to_string(f.deviations) +
+           " deviations; tape: " + f.tape_path + "\n";
+  return out;
+}
+
+std::string command_line() { return quoted_command_line(); }
 
 void replay(std::function<void(world&)> scenario, std::uint64_t seed, world_options options) {
   if (const auto tape = env_tape(options)) seed = tape->seed;

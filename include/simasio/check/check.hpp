@@ -26,6 +26,7 @@ struct check_options {
   world_options world{};                   ///< template for every run's world; its seed is replaced
   bool fail_on_stall = false;              ///< a run that ends stalled (a deadlock) fails
   bool verify_determinism = false;         ///< run every seed twice; a different trace fails (SIMASIO_VERIFY=1)
+  bool shard_seeds = true;                 ///< split the seeds by the test runner's sharding variables
   bool print = true;                       ///< print the failure lines on stderr
 };
 
@@ -80,6 +81,14 @@ class scenario_failure : public std::runtime_error {
 /// the seeds: shard k of n runs every n-th seed from the k-th.
 /// @throws config_error for a malformed or inconsistent setting.
 check_result check(std::function<void(world&)> scenario, check_options options = {});
+
+/// The failure lines of DESIGN.md §6 ("simasio: FAILED <name> seed=...",
+/// "simasio: replay: ...", and "simasio: shrunk: ..." when a tape was
+/// saved), each ending in a newline.
+std::string failure_report(const failure& f, const std::string& name);
+
+/// The command line of this process, shell-quoted (for replay lines).
+std::string command_line();
 
 /// Runs exactly @p seed. @throws scenario_failure if the run fails.
 void replay(std::function<void(world&)> scenario, std::uint64_t seed, world_options options = {});
