@@ -3,6 +3,7 @@
 
 #include <simasio/detail/env.hpp>
 #include <simasio/detail/format.hpp>
+#include <simasio/log/log.hpp>
 #include <simasio/random/tape_file.hpp>
 #include <simasio/error.hpp>
 #include <simasio/world.hpp>
@@ -31,6 +32,7 @@ struct run_outcome {
   std::string what;
   std::string type;
   std::string signature;  // what makes two failures "the same" while shrinking
+  std::vector<std::string> log;  // the ring of the run's log lines, kept when it failed
   duration time{0};
   std::uint64_t step = 0;
   std::uint64_t trace_hash = 0;
@@ -77,6 +79,7 @@ run_outcome run_seed(const std::function<void(world&)>& scenario, world_options 
     out.type = "unknown";
     out.signature = out.type;
   }
+  if (out.error) out.log = log::recent_lines(w);
   out.time = w.now();
   out.step = w.steps();
   out.trace_hash = w.trace_hash();
@@ -381,6 +384,7 @@ check_result check(std::function<void(world&)> scenario, check_options options) 
       }
     }
   }
+  f.log = std::move(failed->log);
   if (options.print) {
     std::fputs(failure_report(f, name).c_str(), stderr);
     std::fflush(stderr);
@@ -395,6 +399,10 @@ std::string failure_report(const failure& f, const std::string& name) {
   if (!f.tape_path.empty())
     out += "simasio: shrunk: " + std::to_string(f.original_choices) + " choices -> " + std::to_string(f.deviations) +
            " deviations; tape: " + f.tape_path + "\n";
+  if (!f.log.empty()) {
+    out += "simasio: log of seed " + std::to_string(f.seed) + " (last " + std::to_string(f.log.size()) + " lines):\n";
+    for (const std::string& line : f.log) out += "  " + line;
+  }
   return out;
 }
 

@@ -25,8 +25,13 @@ world::world(world_options options)
   detail::register_live_world(*this);
 }
 
+namespace detail {
+void detach_log(log_state& st) noexcept;
+}
+
 world::~world() {
   detail::unregister_live_world(*this);
+  if (log_) detail::detach_log(*log_);
   // Contexts the user still owns outlive us: take their pending work away
   // now, while the world exists, and cut them loose.
   for (detail::context_state* ctx : core_->contexts())

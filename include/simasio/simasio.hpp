@@ -15,7 +15,10 @@
 //   connect.hpp                   connect/async_connect over endpoint sequences
 //   net/net_core.hpp              the network engine: packets, TCP and UDP state
 //   asio.hpp                      namespace simasio::asio: Asio's names with simasio's objects
-//   check/check.hpp               check (seed sweeps) and replay
+//   check/check.hpp               check (seed sweeps, parallel, sharded), shrinking, replay
+//   random/tape_file.hpp          choice tapes on disk (SIMASIO_TAPE)
+//   log/log.hpp                   spdlog loggers per host, stamped with virtual time
+//   boost_test.hpp, gtest.hpp     SIMASIO_TEST_CASE / SIMASIO_TEST (include them yourself)
 //   random/rng.hpp, tape.hpp      our PRNG, range reduction, the choice tape
 //   trace/trace.hpp               trace events and the rolling hash
 //   error.hpp                     simasio::error codes and exceptions
@@ -38,6 +41,7 @@
 #include <simasio/error.hpp>
 #include <simasio/host.hpp>
 #include <simasio/io_context.hpp>
+#include <simasio/log/log.hpp>
 #include <simasio/random/rng.hpp>
 #include <simasio/random/tape.hpp>
 #include <simasio/trace/trace.hpp>

@@ -9,6 +9,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace simasio {
 
@@ -42,6 +43,7 @@ struct failure {
   std::uint64_t original_choices = 0;  ///< draws of the failing run
   std::uint64_t shrunk_choices = 0;    ///< draws kept on the shrunk tape
   std::uint64_t deviations = 0;        ///< non-polite draws on the shrunk tape
+  std::vector<std::string> log;        ///< the failing run's last log lines (simasio::log)
 };
 
 struct check_result {
