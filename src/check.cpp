@@ -33,6 +33,7 @@ struct run_outcome {
   std::string type;
   std::string signature;  // what makes two failures "the same" while shrinking
   std::vector<std::string> log;  // the ring of the run's log lines, kept when it failed
+  std::vector<std::pair<std::string, bool>> reached;  // world::sometimes conditions
   duration time{0};
   std::uint64_t step = 0;
   std::uint64_t trace_hash = 0;
@@ -80,6 +81,7 @@ run_outcome run_seed(const std::function<void(world&)>& scenario, world_options 
     out.signature = out.type;
   }
   if (out.error) out.log = log::recent_lines(w);
+  out.reached = w.reachability();
   out.time = w.now();
   out.step = w.steps();
   out.trace_hash = w.trace_hash();
@@ -328,13 +330,15 @@ check_result check(std::function<void(world&)> scenario, check_options options) 
   std::atomic<std::size_t> first_failure{seeds.size()};
   std::mutex mutex;
   std::optional<run_outcome> failed;
+  std::map<std::string, std::uint64_t> reached;
   auto worker = [&] {
     for (;;) {
       const std::size_t i = next.fetch_add(1);
       if (i >= seeds.size() || i > first_failure.load()) return;
       run_outcome out = run_one(seeds[i]);
-      if (!out.error) continue;
       std::lock_guard<std::mutex> lock(mutex);
+      for (const auto& [name, hit] : out.reached) reached[name] += hit ? 1 : 0;
+      if (!out.error) continue;
       if (i < first_failure.load()) {
         first_failure.store(i);
         failed = std::move(out);
@@ -352,8 +356,27 @@ check_result check(std::function<void(world&)> scenario, check_options options) 
   }
 
   check_result result;
+  result.reached = std::move(reached);
   if (!failed) {
     result.runs = seeds.size();
+    // Reachability: a declared condition no run reached fails the sweep.
+    for (const auto& [name, hits] : result.reached) {
+      if (hits != 0) continue;
+      failure f;
+      f.seed = seeds.empty() ? options.first_seed : seeds.front();
+      f.what = "sometimes '" + name + "' was never reached in " + std::to_string(seeds.size()) +
+               " seed(s): the sweep never explored that case (more seeds, other faults, or a bug that prevents it)";
+      f.type = "simasio::unreached";
+      f.replay = "SIMASIO_SEEDS=" + std::to_string(options.seeds) + " " + quoted_command_line();
+      if (options.print) {
+        std::fprintf(stderr, "simasio: FAILED %s: %s\nsimasio: rerun: %s\n",
+                     (options.name.empty() ? std::string("scenario") : options.name).c_str(), f.what.c_str(),
+                     f.replay.c_str());
+        std::fflush(stderr);
+      }
+      result.failure = std::move(f);
+      break;
+    }
     return result;
   }
   const std::size_t index = first_failure.load();

@@ -108,6 +108,15 @@ void world::always(std::string name, std::function<bool()> invariant) {
   core_->always(std::move(name), std::move(invariant));
 }
 
+void world::sometimes(std::string name, std::function<bool()> condition) {
+  core_->sometimes(std::move(name), std::move(condition));
+}
+
+bool buggify(std::string_view site) {
+  detail::world_core* core = detail::current_core();
+  return core != nullptr && core->buggify(site);
+}
+
 // ---- host -----------------------------------------------------------------------
 
 host::host(world& w, std::uint32_t id, std::string name, boost::asio::ip::address addr)

@@ -317,6 +317,7 @@ run_result world_core::run(const run_limits& limits) {
     if (ctx == limits.target) ++r.target_handlers;
     if (pending_exception_) std::rethrow_exception(std::exchange(pending_exception_, nullptr));
     if (!invariants_.empty()) check_invariants();
+    if (sometimes_open_ != 0) check_sometimes();
   }
   check_escapes();
   return r;
@@ -382,6 +383,38 @@ void world_core::check_escapes() {
 
 void world_core::always(std::string name, std::function<bool()> invariant) {
   invariants_.push_back({std::move(name), std::move(invariant)});
+}
+
+void world_core::sometimes(std::string name, std::function<bool()> condition) {
+  const bool hit = condition();
+  sometimes_.push_back({std::move(name), std::move(condition), hit});
+  if (!hit) ++sometimes_open_;
+}
+
+void world_core::check_sometimes() {
+  for (reachable& r : sometimes_) {
+    if (!r.hit && r.check()) {
+      r.hit = true;
+      --sometimes_open_;
+    }
+  }
+}
+
+std::vector<std::pair<std::string, bool>> world_core::reachability() const {
+  std::vector<std::pair<std::string, bool>> out;
+  for (const reachable& r : sometimes_) out.emplace_back(r.name, r.hit);
+  return out;
+}
+
+// A site is enabled (or not) the first time a seed reaches it; an enabled
+// site then fires with its own probability at each call. Both are draws
+// from the buggify stream, so adding a site shifts no other decision.
+bool world_core::buggify(std::string_view site) {
+  if (!opts_.buggify) return false;
+  auto it = buggify_sites_.find(site);
+  if (it == buggify_sites_.end())
+    it = buggify_sites_.emplace(std::string(site), random(choice_purpose::buggify).chance(opts_.buggify_sites)).first;
+  return it->second && random(choice_purpose::buggify).chance(opts_.buggify_fires);
 }
 
 void world_core::check_invariants() {

@@ -88,6 +88,13 @@ class world {
   /// simasio::invariant_error naming it.
   void always(std::string name, std::function<bool()> invariant);
 
+  /// Declares a condition that should hold at some point of some seed
+  /// (reachability): checked now and after every step until it holds.
+  /// check() fails a sweep in which a declared condition never held.
+  void sometimes(std::string name, std::function<bool()> condition);
+  /// Each declared sometimes-condition, and whether it held in this run.
+  std::vector<std::pair<std::string, bool>> reachability() const { return core_->reachability(); }
+
   /// Seeded draws for scenarios (their own sub-stream).
   rng& random() noexcept { return core_->random(choice_purpose::user); }
   /// The rolling hash of every trace event so far.

@@ -54,6 +54,9 @@ struct world_options {
   std::uint64_t max_steps = 50'000'000;                 ///< runaway guard -> simasio::runaway_error
   bool record_trace = false;                            ///< keep every trace event (not just hash and ring)
   bool record_tape = false;                             ///< keep every draw on the choice tape
+  bool buggify = true;                                  ///< simasio::buggify() sites may fire
+  double buggify_sites = 0.25;                          ///< chance a site is enabled for a seed
+  double buggify_fires = 0.25;                          ///< chance an enabled site fires at a call
   /// Answer draws from this tape instead of the seed (replay, shrinking).
   std::shared_ptr<const std::vector<choice>> replay_tape;
   /// What replay does when the program asks for a draw the tape does not hold.

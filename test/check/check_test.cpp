@@ -7,7 +7,9 @@
 #include <boost/test/unit_test.hpp>
 
 #include <cstdio>
+#include <cmath>
 #include <filesystem>
+#include <set>
 #include <unistd.h>
 #include <memory>
 #include <sstream>
@@ -167,6 +169,61 @@ BOOST_AUTO_TEST_CASE(failure_lines_follow_the_design) {
   expect << "simasio: FAILED race seed=" << r.failure->seed << " t=0.000s step=" << r.failure->step
          << ": b won the race\nsimasio: replay: SIMASIO_SEED=" << r.failure->seed << " ";
   BOOST_TEST(out.find(expect.str()) == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(sometimes_counts_reachability_and_fails_a_sweep_that_never_reaches) {
+  simasio::check_options opts;
+  opts.print = false;
+  opts.seeds = 50;
+  auto scenario = [](bool impossible) {
+    return [impossible](simasio::world& w) {
+      auto& a = w.add_host("a");
+      auto& b = w.add_host("b");
+      std::string winner;
+      w.sometimes("b wins the race", [&] { return winner == "b"; });
+      if (impossible) w.sometimes("nobody wins", [&] { return winner == "nobody"; });
+      asio::post(a.context(), [&] { if (winner.empty()) winner = "a"; });
+      asio::post(b.context(), [&] { if (winner.empty()) winner = "b"; });
+      w.run();
+    };
+  };
+  const auto fine = simasio::check(scenario(false), opts);
+  BOOST_TEST(fine.ok());
+  BOOST_TEST(fine.reached.at("b wins the race") > 0u);
+  BOOST_TEST(fine.reached.at("b wins the race") < 50u);
+  const auto bad = simasio::check(scenario(true), opts);
+  BOOST_REQUIRE(!bad.ok());
+  BOOST_TEST(bad.failure->what.find("sometimes 'nobody wins' was never reached in 50 seed(s)") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(buggify_is_off_outside_and_seeded_inside) {
+  BOOST_TEST(!simasio::buggify("anything"));  // no world
+  int fired = 0, calls = 0;
+  std::set<std::uint64_t> seeds_that_fired;
+  for (std::uint64_t seed = 0; seed < 400; ++seed) {
+    simasio::world w(seed);
+    auto& a = w.add_host("a");
+    for (int i = 0; i < 10; ++i)
+      asio::post(a.context(), [&, seed] {
+        ++calls;
+        if (simasio::buggify("slow path")) {
+          ++fired;
+          seeds_that_fired.insert(seed);
+        }
+      });
+    w.run();
+  }
+  // A quarter of the seeds enable the site; it then fires a quarter of the time.
+  BOOST_TEST(std::abs(static_cast<double>(seeds_that_fired.size()) / 400 - 0.25 * (1 - std::pow(0.75, 10))) < 0.07);
+  BOOST_TEST(std::abs(static_cast<double>(fired) / calls - 0.0625) < 0.03);
+  simasio::world_options off;
+  off.buggify = false;
+  simasio::world w(off);
+  auto& a = w.add_host("a");
+  bool any = false;
+  for (int i = 0; i < 100; ++i) asio::post(a.context(), [&] { any |= simasio::buggify("slow path"); });
+  w.run();
+  BOOST_TEST(!any);
 }
 
 BOOST_AUTO_TEST_CASE(parallel_sweep_reports_the_same_seed_as_the_serial_one) {

@@ -8,7 +8,9 @@
 #include <functional>
 #include <optional>
 #include <stdexcept>
+#include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace simasio {
@@ -49,6 +51,8 @@ struct failure {
 struct check_result {
   std::uint64_t runs = 0;
   std::optional<simasio::failure> failure;
+  /// For each declared world::sometimes condition: in how many runs it held.
+  std::map<std::string, std::uint64_t> reached;
   bool ok() const noexcept { return !failure.has_value(); }
 };
 
@@ -91,6 +95,14 @@ std::string failure_report(const failure& f, const std::string& name);
 
 /// The command line of this process, shell-quoted (for replay lines).
 std::string command_line();
+
+/// Fault injection points in your code: false outside a simulation; inside,
+/// each site is enabled for a seed with world_options::buggify_sites, and an
+/// enabled site is true at a call with world_options::buggify_fires.
+/// @code
+/// if (simasio::buggify("slow disk")) co_await sleep(2s);
+/// @endcode
+bool buggify(std::string_view site);
 
 /// Runs exactly @p seed. @throws scenario_failure if the run fails.
 void replay(std::function<void(world&)> scenario, std::uint64_t seed, world_options options = {});

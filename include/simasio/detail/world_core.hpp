@@ -14,7 +14,9 @@
 #include <exception>
 #include <functional>
 #include <limits>
+#include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace boost::asio {
@@ -148,6 +150,10 @@ class world_core {
   const host_state* clock_host() const noexcept { return current_ != nullptr ? current_->host : booting_; }
 
   void always(std::string name, std::function<bool()> invariant);
+  void sometimes(std::string name, std::function<bool()> condition);
+  // Names of declared sometimes-conditions, and whether each was reached.
+  std::vector<std::pair<std::string, bool>> reachability() const;
+  bool buggify(std::string_view site);
 
   // ---- draws, trace, memory ------------------------------------------------
   rng& random(choice_purpose p) noexcept { return streams_[static_cast<std::size_t>(p)]; }
@@ -221,6 +227,15 @@ class world_core {
     std::function<bool()> check;
   };
   std::vector<invariant> invariants_;
+  struct reachable {
+    std::string name;
+    std::function<bool()> check;
+    bool hit = false;
+  };
+  std::vector<reachable> sometimes_;
+  std::size_t sometimes_open_ = 0;  // declared and not yet reached
+  void check_sometimes();
+  std::map<std::string, bool, std::less<>> buggify_sites_;  // site -> enabled for this seed
   simasio::trace trace_;
   recycler memory_;
 };
