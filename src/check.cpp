@@ -5,6 +5,7 @@
 #include <simasio/detail/format.hpp>
 #include <simasio/log/log.hpp>
 #include <simasio/random/tape_file.hpp>
+#include <simasio/trace/export.hpp>
 #include <simasio/error.hpp>
 #include <simasio/world.hpp>
 
@@ -41,7 +42,7 @@ struct run_outcome {
 
 run_outcome run_seed(const std::function<void(world&)>& scenario, world_options opts, std::uint64_t seed,
                      bool fail_on_stall, std::vector<trace_event>* events = nullptr,
-                     std::vector<choice>* tape = nullptr) {
+                     std::vector<choice>* tape = nullptr, std::vector<std::string>* host_names = nullptr) {
   opts.seed = seed;
   if (tape != nullptr) opts.record_tape = true;
   run_outcome out;
@@ -50,11 +51,14 @@ run_outcome run_seed(const std::function<void(world&)>& scenario, world_options 
     world& w;
     std::vector<trace_event>* events;
     std::vector<choice>* tape;
+    std::vector<std::string>* names;
     ~keep_records() {
       if (events != nullptr) *events = w.events().events();
       if (tape != nullptr) *tape = w.tape().entries();
+      if (names != nullptr)
+        for (host* h : w.hosts()) names->push_back(h->name());
     }
-  } keep{w, events, tape};
+  } keep{w, events, tape, host_names};
   try {
     scenario(w);
     if (fail_on_stall && w.stalled())
@@ -408,6 +412,26 @@ check_result check(std::function<void(world&)> scenario, check_options options) 
     }
   }
   f.log = std::move(failed->log);
+  if (options.artifacts && failed->type != "simasio::nondeterminism") {
+    // The failing seed once more, with every event recorded (replay is exact).
+    world_options traced = options.world;
+    traced.record_trace = true;
+    std::vector<trace_event> events;
+    std::vector<std::string> names;
+    run_seed(scenario, traced, f.seed, options.fail_on_stall, &events, nullptr, &names);
+    const std::string dir = artifacts_dir(options);
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    const std::string base = dir + "/" + file_stem(name) + "-seed" + std::to_string(f.seed);
+    try {
+      write_json_lines(base + ".jsonl", events, names);
+      write_chrome_trace(base + ".json", events, names);
+      write_html_diagram(base + ".html", name + " seed " + std::to_string(f.seed) + ": " + f.what, events, names);
+      f.trace_path = base;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "%s\n", e.what());
+    }
+  }
   if (options.print) {
     std::fputs(failure_report(f, name).c_str(), stderr);
     std::fflush(stderr);
@@ -422,6 +446,8 @@ std::string failure_report(const failure& f, const std::string& name) {
   if (!f.tape_path.empty())
     out += "simasio: shrunk: " + std::to_string(f.original_choices) + " choices -> " + std::to_string(f.deviations) +
            " deviations; tape: " + f.tape_path + "\n";
+  if (!f.trace_path.empty())
+    out += "simasio: trace: " + f.trace_path + ".json (Perfetto/Chrome) and " + f.trace_path + ".html (and .jsonl)\n";
   if (!f.log.empty()) {
     out += "simasio: log of seed " + std::to_string(f.seed) + " (last " + std::to_string(f.log.size()) + " lines):\n";
     for (const std::string& line : f.log) out += "  " + line;

@@ -44,6 +44,7 @@
 #include <simasio/log/log.hpp>
 #include <simasio/random/rng.hpp>
 #include <simasio/random/tape.hpp>
+#include <simasio/trace/export.hpp>
 #include <simasio/trace/trace.hpp>
 #include <simasio/world.hpp>
 #include <simasio/world_options.hpp>

@@ -25,6 +25,7 @@ struct check_options {
   bool shrink = true;                      ///< minimise a failing seed's choice tape, save it under artifacts_dir
   std::string artifacts_dir = ".simasio";  ///< where failure artifacts go (SIMASIO_ARTIFACTS overrides)
   int shrink_budget = 300;                 ///< replays shrinking may spend
+  bool artifacts = true;                   ///< write the failing seed's trace (.jsonl, .json, .html) under artifacts_dir
   std::string name;                        ///< shown in the FAILED line; default "scenario"
   world_options world{};                   ///< template for every run's world; its seed is replaced
   bool fail_on_stall = false;              ///< a run that ends stalled (a deadlock) fails

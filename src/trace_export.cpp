@@ -1,0 +1,197 @@
+// trace_export.cpp — JSON lines, Chrome trace events and an HTML sequence diagram
+#include <simasio/trace/export.hpp>
+
+#include <simasio/error.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+namespace simasio {
+namespace {
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '<': out += "\\u003c"; break;  // safe inside an HTML <script>
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          out += buf;
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+std::string html_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '<') out += "&lt;";
+    else if (c == '>') out += "&gt;";
+    else if (c == '&') out += "&amp;";
+    else out += c;
+  }
+  return out;
+}
+
+std::string host_of(const trace_event& e, const std::vector<std::string>& names) {
+  if (e.host == no_host) return "";
+  return e.host < names.size() ? names[e.host] : "#" + std::to_string(e.host);
+}
+
+std::ofstream open_for_writing(const std::string& path) {
+  std::ofstream out(path);
+  if (!out) throw std::runtime_error("simasio: cannot write the trace artifact '" + path + "'");
+  return out;
+}
+
+}  // namespace
+
+void write_json_lines(const std::string& path, const std::vector<trace_event>& events,
+                      const std::vector<std::string>& host_names) {
+  std::ofstream out = open_for_writing(path);
+  for (const trace_event& e : events)
+    out << "{\"step\":" << e.step << ",\"t_ns\":" << e.time_ns << ",\"host\":" << json_string(host_of(e, host_names))
+        << ",\"kind\":\"" << to_string(e.kind) << "\",\"a\":" << e.a << ",\"b\":" << e.b << "}\n";
+}
+
+void write_chrome_trace(const std::string& path, const std::vector<trace_event>& events,
+                        const std::vector<std::string>& host_names) {
+  std::ofstream out = open_for_writing(path);
+  out << "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
+  bool first = true;
+  auto sep = [&] {
+    if (!first) out << ",\n";
+    first = false;
+  };
+  // One thread (track) per host, named; events without a host on track 0.
+  sep();
+  out << R"({"ph":"M","pid":1,"tid":0,"name":"thread_name","args":{"name":"world"}})";
+  for (std::size_t i = 0; i < host_names.size(); ++i) {
+    sep();
+    out << R"({"ph":"M","pid":1,"tid":)" << i + 1 << R"(,"name":"thread_name","args":{"name":)"
+        << json_string(host_names[i]) << "}}";
+  }
+  for (const trace_event& e : events) {
+    const std::uint64_t tid = e.host == no_host ? 0 : e.host + 1;
+    const double ts = static_cast<double>(e.time_ns) / 1000.0;  // microseconds
+    sep();
+    out << R"({"ph":"i","s":"t","pid":1,"tid":)" << tid << ",\"ts\":" << ts << ",\"name\":\"" << to_string(e.kind)
+        << "\",\"args\":{\"step\":" << e.step << ",\"a\":" << e.a << ",\"b\":" << e.b << "}}";
+    // Packets: a flow arrow from the send to the delivery.
+    if (e.kind == event_kind::net_send || e.kind == event_kind::net_deliver) {
+      sep();
+      out << "{\"ph\":\"" << (e.kind == event_kind::net_send ? "s" : "f") << R"(","bp":"e","cat":"packet","name":"packet","id":)"
+          << e.a << ",\"pid\":1,\"tid\":" << tid << ",\"ts\":" << ts << "}";
+    }
+  }
+  out << "\n]}\n";
+}
+
+void write_html_diagram(const std::string& path, const std::string& title, const std::vector<trace_event>& events,
+                        const std::vector<std::string>& host_names) {
+  std::ofstream out = open_for_writing(path);
+  out << R"(<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>)"
+      << html_escape(title) << R"(</title>
+<style>
+body { font: 12px sans-serif; margin: 0; }
+h1 { font-size: 14px; margin: 8px; }
+.lane { stroke: #999; stroke-width: 1; }
+.host { font-weight: bold; text-anchor: middle; }
+.time { fill: #666; text-anchor: end; }
+.message { stroke: #2a6fdb; stroke-width: 1.2; marker-end: url(#arrow); }
+.drop { fill: #d22; font-weight: bold; text-anchor: middle; }
+.duplicate { fill: #e90; text-anchor: middle; }
+.fault { stroke: #c0c; stroke-dasharray: 4 3; }
+.fault-label { fill: #c0c; }
+.crash { fill: #d22; }
+.restart { fill: #2a2; }
+.step { fill: #bbb; }
+</style></head><body>
+<h1>)" << html_escape(title)
+      << R"(</h1>
+<p style="margin:8px">Hosts are lanes, virtual time runs down the page (one row per instant),
+arrows are packets from send to delivery; <span style="color:#d22">&#x2715;</span> a drop,
+<span style="color:#e90">&#x2687;</span> a duplicate, dashed lines topology changes,
+red and green bars crashes and restarts.</p>
+<div id="diagram"></div>
+<script>
+const data = {"hosts":[)";
+  for (std::size_t i = 0; i < host_names.size(); ++i) out << (i ? "," : "") << json_string(host_names[i]);
+  out << "],\"events\":[";
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    const trace_event& e = events[i];
+    out << (i ? "," : "") << "[" << e.step << "," << e.time_ns << ","
+        << (e.host == no_host ? -1 : static_cast<long long>(e.host)) << "," << static_cast<int>(e.kind) << "," << e.a
+        << "," << e.b << "]";
+  }
+  out << R"(]};
+(function () {
+  const K = {handler: 0, crash: 3, restart: 4, send: 9, deliver: 10, drop: 11, duplicate: 12, fault: 13};
+  const faults = {1: "block", 2: "heal", 3: "hold", 4: "release", 5: "links"};
+  const ns = "http://www.w3.org/2000/svg";
+  const times = [...new Set(data.events.map(e => e[1]))].sort((a, b) => a - b);
+  const row = new Map(times.map((t, i) => [t, i]));
+  const laneX = h => 140 + h * 150, rowY = t => 60 + row.get(t) * 18;
+  const width = 160 + Math.max(1, data.hosts.length) * 150, height = 90 + times.length * 18;
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("width", width);
+  svg.setAttribute("height", height);
+  const add = (tag, attrs, text) => {
+    const el = document.createElementNS(ns, tag);
+    for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
+    if (text !== undefined) el.textContent = text;
+    svg.appendChild(el);
+    return el;
+  };
+  const defs = add("defs", {});
+  const marker = document.createElementNS(ns, "marker");
+  for (const [k, v] of Object.entries({id: "arrow", markerWidth: 8, markerHeight: 8, refX: 7, refY: 3, orient: "auto"}))
+    marker.setAttribute(k, v);
+  const tip = document.createElementNS(ns, "path");
+  tip.setAttribute("d", "M0,0 L0,6 L7,3 z");
+  tip.setAttribute("fill", "#2a6fdb");
+  marker.appendChild(tip);
+  defs.appendChild(marker);
+  data.hosts.forEach((name, h) => {
+    add("text", {class: "host", x: laneX(h), y: 30}, name);
+    add("line", {class: "lane", x1: laneX(h), y1: 40, x2: laneX(h), y2: height - 20});
+  });
+  times.forEach(t => add("text", {class: "time", x: 80, y: rowY(t) + 4}, (t / 1e9).toFixed(6) + " s"));
+  const sent = new Map();
+  const labelsAt = new Map();  // several topology changes at one instant: labels side by side
+  for (const [step, t, host, kind, a, b] of data.events) {
+    if (kind === K.send && host >= 0) sent.set(a, {host, t});
+    else if (kind === K.deliver && host >= 0 && sent.has(a)) {
+      const s = sent.get(a);
+      add("line", {class: "message", x1: laneX(s.host), y1: rowY(s.t), x2: laneX(host), y2: rowY(t)});
+    } else if (kind === K.drop && host >= 0) add("text", {class: "drop", x: laneX(host), y: rowY(t) + 4}, "\u2715");
+    else if (kind === K.duplicate && host >= 0) add("text", {class: "duplicate", x: laneX(host) + 10, y: rowY(t) + 4}, "\u2687");
+    else if (kind === K.fault) {
+      add("line", {class: "fault", x1: 100, y1: rowY(t), x2: width - 10, y2: rowY(t)});
+      const k = labelsAt.get(t) || 0;
+      labelsAt.set(t, k + 1);
+      add("text", {class: "fault-label", x: width - 10, y: rowY(t) - 3 - 11 * k, "text-anchor": "end"},
+          (faults[a] || "fault") + (host >= 0 ? " " + data.hosts[host] : "") + (b < data.hosts.length ? " / " + data.hosts[b] : ""));
+    } else if (kind === K.crash && host >= 0) add("rect", {class: "crash", x: laneX(host) - 6, y: rowY(t) - 4, width: 12, height: 8});
+    else if (kind === K.restart && host >= 0) add("rect", {class: "restart", x: laneX(host) - 6, y: rowY(t) - 4, width: 12, height: 8});
+    else if (kind === K.handler && host >= 0) add("circle", {class: "step", cx: laneX(host), cy: rowY(t), r: 2});
+  }
+  document.getElementById("diagram").appendChild(svg);
+})();
+</script>
+</body></html>
+)";
+}
+
+}  // namespace simasio
