@@ -11,6 +11,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <cstdint>
+#include <cstdlib>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -59,8 +60,10 @@ inline void run_case(std::uint64_t seeds, void (*body)(simasio::world&)) {
   opts.print = false;
   opts.jobs = 1;
   if (const auto seed = seed_argument()) {
+    // One seed, to look at: stream its logs (unless SIMASIO_LOG says otherwise).
     opts.first_seed = *seed;
     opts.seeds = 1;
+    ::setenv("SIMASIO_LOG", "debug", 0);
   }
   const auto id = tc.p_id;
   auto scenario = [&](simasio::world& w) {

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -58,8 +59,10 @@ inline void run_case(std::uint64_t seeds, void (*body)(simasio::world&)) {
   opts.jobs = 1;
   opts.shard_seeds = false;
   if (const auto seed = seed_argument()) {
+    // One seed, to look at: stream its logs (unless SIMASIO_LOG says otherwise).
     opts.first_seed = *seed;
     opts.seeds = 1;
+    ::setenv("SIMASIO_LOG", "debug", 0);
   }
   auto scenario = [&](simasio::world& w) {
     const int before = failed_parts();

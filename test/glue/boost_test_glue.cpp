@@ -3,6 +3,7 @@
 #include <simasio/boost_test.hpp>
 
 #include <simasio/asio.hpp>
+#include <simasio/log/log.hpp>
 
 #include <string>
 
@@ -13,7 +14,10 @@ SIMASIO_TEST_CASE(message_crosses_between_hosts, 50) {
   auto& a = world.add_host("a");
   auto& b = world.add_host("b");
   std::string got;
-  net::post(a.context(), [&] { net::post(b.context(), [&] { got = "hello"; }); });
+  net::post(a.context(), [&] {
+    simasio::log::logger(a)->debug("sending hello");
+    net::post(b.context(), [&] { got = "hello"; });
+  });
   world.run();
   BOOST_TEST(got == "hello");
 }
