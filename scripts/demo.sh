@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# demo.sh — install what is missing, build, and run the flagship demo.
+# demo.sh — install what is missing, build, and run the flagship demo (Raft leader election).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 simasio_install_deps
-simasio_build "$SIMASIO_ROOT/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-exec "$SIMASIO_ROOT/build/samples/00_virtual_time/sample_00_virtual_time"
+cmake -S "$SIMASIO_ROOT" -B "$SIMASIO_ROOT/build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$SIMASIO_ROOT/build" -j2 --target sample_03_raft_election >/dev/null
+cd "$SIMASIO_ROOT/build"
+exec ./samples/03_raft_election/sample_03_raft_election

@@ -42,6 +42,7 @@ std::string run_day(simasio::world& w) {
 }  // namespace
 
 int main() {
+  std::setvbuf(stdout, nullptr, _IONBF, 0);  // keep our lines in order with simasio's (stderr)
   std::printf("simasio: virtual time and seeded interleaving\n\n");
 
   for (std::uint64_t seed : {1, 2, 1}) {
