@@ -192,7 +192,7 @@ class basic_datagram_socket : public basic_socket<Protocol, Executor> {
                           ReadToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
     return boost::asio::async_initiate<ReadToken, void(boost::system::error_code, std::size_t)>(
         [this, flags](auto&& handler, const MutableBufferSequence& buffers, endpoint_type* sender) {
-          start_receive(std::forward<decltype(handler)>(handler), buffers, sender, flags);
+          this->start_receive(std::forward<decltype(handler)>(handler), buffers, sender, flags);
         },
         token, buffers, &sender);
   }
@@ -206,7 +206,7 @@ class basic_datagram_socket : public basic_socket<Protocol, Executor> {
                      ReadToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
     return boost::asio::async_initiate<ReadToken, void(boost::system::error_code, std::size_t)>(
         [this, flags](auto&& handler, const MutableBufferSequence& buffers) {
-          start_receive(std::forward<decltype(handler)>(handler), buffers, nullptr, flags);
+          this->start_receive(std::forward<decltype(handler)>(handler), buffers, nullptr, flags);
         },
         token, buffers);
   }
