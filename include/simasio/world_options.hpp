@@ -58,7 +58,7 @@ struct world_options {
   double buggify_sites = 0.25;                          ///< chance a site is enabled for a seed
   double buggify_fires = 0.25;                          ///< chance an enabled site fires at a call
   /// Answer draws from this tape instead of the seed (replay, shrinking).
-  std::shared_ptr<const std::vector<choice>> replay_tape;
+  std::shared_ptr<const std::vector<choice>> replay_tape{};
   /// What replay does when the program asks for a draw the tape does not hold.
   tape_mismatch on_tape_mismatch{};
 };
