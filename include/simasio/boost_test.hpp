@@ -96,9 +96,13 @@ inline void run_case(std::uint64_t seeds, void (*body)(simasio::world&)) {
 /// @endcode
 /// SIMASIO_SEED=N (or `-- --simasio-seed=N`) runs exactly seed N,
 /// SIMASIO_SEEDS=N sets how many, SIMASIO_TAPE replays a saved tape.
-#define SIMASIO_TEST_CASE(name, seeds)                                                   \
-  static void name##_simasio_body(::simasio::world& world);                             \
-  BOOST_AUTO_TEST_CASE(name) { ::simasio::boost_test::run_case((seeds), &name##_simasio_body); } \
+/// Boost.Test decorators may follow the seed count, e.g.
+/// `*boost::unit_test::disabled() * boost::unit_test::label("slow")`.
+#define SIMASIO_TEST_CASE(name, seeds, ...)                                                \
+  static void name##_simasio_body(::simasio::world& world);                               \
+  BOOST_AUTO_TEST_CASE(name __VA_OPT__(, ) __VA_ARGS__) {                                  \
+    ::simasio::boost_test::run_case((seeds), &name##_simasio_body);                        \
+  }                                                                                        \
   static void name##_simasio_body([[maybe_unused]] ::simasio::world& world)
 
 #endif  // SIMASIO_BOOST_TEST_HPP
