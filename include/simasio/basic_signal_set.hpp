@@ -86,28 +86,20 @@ struct signal_cancellation {
 };
 
 template <class Handler, class IoExecutor>
-class signal_wait_op final : public signal_op {
+class signal_wait_op final : public handler_op<signal_op, Handler, IoExecutor> {
+  using base = handler_op<signal_op, Handler, IoExecutor>;
+
  public:
-  Handler& handler() noexcept { return handler_; }
+  Handler& handler() noexcept { return this->handler_; }
   template <class H>
   signal_wait_op(H&& h, const IoExecutor& io_ex, const context_state& ctx, world_core& core)
-      : signal_op(&do_complete), handler_(std::forward<H>(h)), work_(handler_, io_ex, ctx), core_(&core) {}
+      : base(&do_complete, std::forward<H>(h), io_ex, ctx, core) {}
 
  private:
-  static void do_complete(operation* base, bool invoke) {
-    auto* o = static_cast<signal_wait_op*>(base);
-    if (o->slot_.is_connected()) o->slot_.clear();
-    auto alloc = boost::asio::get_associated_allocator(o->handler_);
-    Handler handler(std::move(o->handler_));
-    handler_work<Handler, IoExecutor> work(std::move(o->work_));
-    const boost::system::error_code ec = o->ec_;
-    const int sig = o->signal_;
-    delete_op(o, *o->core_, alloc);
-    if (invoke) work.complete(handler, ec, sig);
+  static void do_complete(operation* op, bool invoke) {
+    auto* o = static_cast<signal_wait_op*>(op);
+    base::finish(o, invoke, o->ec_, o->signal_);
   }
-  Handler handler_;
-  handler_work<Handler, IoExecutor> work_;
-  world_core* core_;
 };
 
 }  // namespace detail

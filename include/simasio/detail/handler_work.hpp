@@ -2,6 +2,7 @@
 #ifndef SIMASIO_DETAIL_HANDLER_WORK_HPP
 #define SIMASIO_DETAIL_HANDLER_WORK_HPP
 
+#include <simasio/detail/op_memory.hpp>
 #include <simasio/io_context.hpp>
 
 #include <boost/asio/any_io_executor.hpp>
@@ -81,6 +82,38 @@ class handler_work {
 
  private:
   std::optional<boost::asio::executor_work_guard<assoc_executor>> work_;
+};
+
+// An I/O operation that owns its handler and the handler's work: the shape
+// every simasio I/O object's operations share. Base carries the result
+// fields and a cancellation slot_; finish() frees the operation through the
+// handler's allocator before the upcall, as Asio requires.
+template <class Base, class Handler, class IoExecutor>
+class handler_op : public Base {
+ public:
+  Handler handler_;
+
+ protected:
+  template <class H>
+  handler_op(operation::func_type f, H&& h, const IoExecutor& io_ex, const context_state& ctx, world_core& core)
+      : Base(f), handler_(std::forward<H>(h)), work_(handler_, io_ex, ctx), core_(&core) {}
+
+  // Frees *o (its most derived type), then delivers args when invoking.
+  // Results must be copied out of *o into args before the call.
+  template <class Derived, class... Args>
+  static void finish(Derived* o, bool invoke, Args... args) {
+    if (o->slot_.is_connected()) o->slot_.clear();
+    auto alloc = boost::asio::get_associated_allocator(o->handler_);
+    Handler handler(std::move(o->handler_));
+    handler_work<Handler, IoExecutor> work(std::move(o->work_));
+    world_core& core = *o->core_;
+    delete_op(o, core, alloc);
+    if (invoke) work.complete(handler, std::move(args)...);
+  }
+
+ private:
+  handler_work<Handler, IoExecutor> work_;
+  world_core* core_;
 };
 
 }  // namespace simasio::detail

@@ -79,34 +79,29 @@ Endpoint from_net(const net_endpoint& ep) {
 enum class completes_with { ec, ec_bytes, ec_peer };
 
 template <class Handler, class IoExecutor, completes_with Shape, class Peer = int>
-class socket_op final : public sock_op {
+class socket_op final : public handler_op<sock_op, Handler, IoExecutor> {
+  using base = handler_op<sock_op, Handler, IoExecutor>;
+
  public:
   template <class H>
   socket_op(H&& h, const IoExecutor& io_ex, const context_state& ctx, world_core& core)
-      : sock_op(&do_complete), handler_(std::forward<H>(h)), work_(handler_, io_ex, ctx), core_(&core) {}
+      : base(&do_complete, std::forward<H>(h), io_ex, ctx, core) {}
 
-  Handler handler_;
   std::optional<Peer> peer_;  // ec_peer: the socket the connection is accepted into
 
  private:
-  static void do_complete(operation* base, bool invoke) {
-    auto* o = static_cast<socket_op*>(base);
-    if (o->slot_.is_connected()) o->slot_.clear();
-    auto alloc = boost::asio::get_associated_allocator(o->handler_);
-    Handler handler(std::move(o->handler_));
-    handler_work<Handler, IoExecutor> work(std::move(o->work_));
+  static void do_complete(operation* op, bool invoke) {
+    auto* o = static_cast<socket_op*>(op);
     const boost::system::error_code ec = o->ec_;
-    const std::size_t bytes = o->bytes_;
-    std::optional<Peer> peer(std::move(o->peer_));
-    delete_op(o, *o->core_, alloc);
-    if (!invoke) return;
-    if constexpr (Shape == completes_with::ec) work.complete(handler, ec);
-    else if constexpr (Shape == completes_with::ec_bytes) work.complete(handler, ec, bytes);
-    else work.complete(handler, ec, std::move(*peer));
+    if constexpr (Shape == completes_with::ec) {
+      base::finish(o, invoke, ec);
+    } else if constexpr (Shape == completes_with::ec_bytes) {
+      base::finish(o, invoke, ec, o->bytes_);
+    } else {
+      Peer peer(std::move(*o->peer_));
+      base::finish(o, invoke, ec, std::move(peer));
+    }
   }
-
-  handler_work<Handler, IoExecutor> work_;
-  world_core* core_;
 };
 
 struct socket_op_cancellation {

@@ -108,28 +108,19 @@ struct wait_cancellation {
 };
 
 template <class Handler, class IoExecutor>
-class wait_op final : public wait_op_base {
+class wait_op final : public handler_op<wait_op_base, Handler, IoExecutor> {
+  using base = handler_op<wait_op_base, Handler, IoExecutor>;
+
  public:
   template <class H>
   wait_op(H&& h, const IoExecutor& io_ex, const context_state& ctx, world_core& core)
-      : wait_op_base(&do_complete), handler_(std::forward<H>(h)), work_(handler_, io_ex, ctx), core_(&core) {}
-
-  Handler handler_;
+      : base(&do_complete, std::forward<H>(h), io_ex, ctx, core) {}
 
  private:
-  static void do_complete(operation* base, bool invoke) {
-    auto* o = static_cast<wait_op*>(base);
-    if (o->slot_.is_connected()) o->slot_.clear();
-    auto alloc = boost::asio::get_associated_allocator(o->handler_);
-    Handler handler(std::move(o->handler_));
-    handler_work<Handler, IoExecutor> work(std::move(o->work_));
-    const boost::system::error_code ec = o->ec_;
-    delete_op(o, *o->core_, alloc);
-    if (invoke) work.complete(handler, ec);
+  static void do_complete(operation* op, bool invoke) {
+    auto* o = static_cast<wait_op*>(op);
+    base::finish(o, invoke, o->ec_);
   }
-
-  handler_work<Handler, IoExecutor> work_;
-  world_core* core_;
 };
 
 template <class Handler, class IoExecutor>
