@@ -1119,4 +1119,19 @@ void net_core::host_crashed(std::uint32_t host, bool power) {
 
 void net_core::host_restarted(std::uint32_t) {}
 
+void net_core::reset_connections(std::uint32_t a, std::uint32_t b) {
+  // By index, in creation order: failing a socket may run no user code
+  // (completions are posted), but keeps the order independent of addresses.
+  for (std::size_t i = 0; i < connections_.size(); ++i) {
+    tcp_connection* c = connections_[i].get();
+    if (c == nullptr) continue;
+    const bool between = (c->host[0] == a && c->host[1] == b) || (c->host[0] == b && c->host[1] == a);
+    if (!between) continue;
+    for (int side = 0; side < 2; ++side) {
+      socket_state* s = find_socket(c->sock[side]);
+      if (s != nullptr && s->conn == c) fail_socket(*s, boost::asio::error::connection_reset);
+    }
+  }
+}
+
 }  // namespace simasio::detail

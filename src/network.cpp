@@ -13,7 +13,8 @@
 namespace simasio {
 
 namespace {
-enum fault_code : std::uint64_t { fault_block = 1, fault_heal = 2, fault_hold = 3, fault_release = 4, fault_config = 5 };
+enum fault_code : std::uint64_t { fault_block = 1, fault_heal = 2, fault_hold = 3, fault_release = 4, fault_config = 5,
+                                   fault_reset = 6 };
 }
 
 void network::configure(link_config config) {
@@ -56,6 +57,11 @@ void network::hold(host& a, host& b) {
 void network::release(host& a, host& b) {
   net_->core().record(event_kind::net_fault, a.id(), fault_release, b.id());
   net_->release(a.id(), b.id());
+}
+
+void network::reset(host& a, host& b) {
+  net_->core().record(event_kind::net_fault, a.id(), fault_reset, b.id());
+  net_->reset_connections(a.id(), b.id());
 }
 
 void network::set_tcp_user_timeout(duration d) { net_->tcp_user_timeout = d; }

@@ -138,7 +138,7 @@ const data = {"hosts":[)";
   out << R"(]};
 (function () {
   const K = {handler: 0, crash: 3, restart: 4, send: 9, deliver: 10, drop: 11, duplicate: 12, fault: 13};
-  const faults = {1: "block", 2: "heal", 3: "hold", 4: "release", 5: "links"};
+  const faults = {1: "block", 2: "heal", 3: "hold", 4: "release", 5: "links", 6: "reset"};
   const ns = "http://www.w3.org/2000/svg";
   const times = [...new Set(data.events.map(e => e[1]))].sort((a, b) => a - b);
   const row = new Map(times.map((t, i) => [t, i]));

@@ -69,6 +69,7 @@ class net_core {
   duration tcp_user_timeout{std::chrono::minutes(15)};
   duration connect_timeout{std::chrono::seconds(127)};
   void release(std::uint32_t a, std::uint32_t b);
+  void reset_connections(std::uint32_t a, std::uint32_t b);
   void host_crashed(std::uint32_t host, bool power);
   void host_restarted(std::uint32_t host);
 

@@ -38,6 +38,11 @@ class network {
   void hold(host& a, host& b);
   /// Delivers what hold() buffered, each packet with a fresh latency.
   void release(host& a, host& b);
+  /// Resets every TCP connection between a and b, as a middlebox that
+  /// lost its state would: both ends fail with connection_reset now, and
+  /// whatever either side had queued or in flight is gone. Links are
+  /// untouched, so new connections work at once.
+  void reset(host& a, host& b);
   /// How long unacknowledged TCP data is retransmitted before the
   /// connection fails with timed_out (default 15 minutes, like Linux).
   void set_tcp_user_timeout(duration d);
