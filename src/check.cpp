@@ -169,6 +169,9 @@ void apply_env(check_options& options) {
     options.verify_determinism = *verify == 1;
   }
   if (options.jobs == 0) throw config_error("simasio: check_options::jobs must be at least 1");
+  if (options.verify_determinism && !options.world.hash_trace)
+    throw config_error("simasio: verifying determinism compares trace hashes, but world_options::hash_trace is off: "
+                       "turn it on (it is on by default)");
 }
 
 // Runs a seed twice with full traces; a different trace is a failure that

@@ -51,7 +51,11 @@ const char* find_escape(boost::asio::execution_context& ctx) noexcept {
   if (tcp_resolver) return "boost::asio::ip::tcp::resolver";
   if (udp_resolver) return "boost::asio::ip::udp::resolver";
   if (!reactor) return nullptr;
-  if (has_service<real_timer_service<std::chrono::steady_clock>>(ctx)) return "boost::asio::steady_timer";
+  const bool steady = has_service<real_timer_service<std::chrono::steady_clock>>(ctx);
+  if (steady && has_service<ad::reactive_socket_service<ip::tcp>>(ctx))
+    return "boost::asio::ip::tcp socket and boost::asio::steady_timer (boost::beast::tcp_stream holds both: use "
+           "a simasio tcp::socket with a simasio timer)";
+  if (steady) return "boost::asio::steady_timer";
   if (has_service<real_timer_service<std::chrono::system_clock>>(ctx)) return "boost::asio::system_timer";
   if (has_service<real_timer_service<std::chrono::high_resolution_clock>>(ctx))
     return "boost::asio::high_resolution_timer";

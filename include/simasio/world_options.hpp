@@ -54,6 +54,10 @@ struct world_options {
   std::uint64_t max_steps = 50'000'000;                 ///< runaway guard -> simasio::runaway_error
   bool record_trace = false;                            ///< keep every trace event (not just hash and ring)
   bool record_tape = false;                             ///< keep every draw on the choice tape
+  /// Fold every trace event into trace_hash(). Off only to measure what
+  /// hashing costs: trace_hash() then stays at its initial value, and
+  /// check() refuses to verify determinism (config_error).
+  bool hash_trace = true;
   bool buggify = true;                                  ///< simasio::buggify() sites may fire
   double buggify_sites = 0.25;                          ///< chance a site is enabled for a seed
   double buggify_fires = 0.25;                          ///< chance an enabled site fires at a call

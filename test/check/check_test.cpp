@@ -274,6 +274,32 @@ BOOST_AUTO_TEST_CASE(simasio_jobs_and_malformed_jobs) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(verifying_without_a_trace_hash_is_refused) {
+  simasio::check_options opts;
+  opts.print = false;
+  opts.seeds = 3;
+  opts.verify_determinism = true;
+  opts.world.hash_trace = false;
+  try {
+    simasio::check([](simasio::world&) {}, opts);
+    BOOST_FAIL("expected config_error");
+  } catch (const simasio::config_error& e) {
+    BOOST_TEST(std::string(e.what()).find("hash_trace") != std::string::npos);
+  }
+  // Without verification, hashing off is allowed, and the hash stays put.
+  opts.verify_determinism = false;
+  std::uint64_t hash = 0;
+  const auto r = simasio::check([&](simasio::world& w) {
+    auto& h = w.add_host("x");
+    boost::asio::post(h.context(), [] {});
+    w.run();
+    hash = w.trace_hash();
+  }, opts);
+  BOOST_TEST(r.ok());
+  simasio::world untouched;
+  BOOST_TEST(hash == untouched.trace_hash());
+}
+
 BOOST_AUTO_TEST_CASE(shards_split_the_seeds_between_processes) {
   simasio::check_options opts;
   opts.print = false;

@@ -7,6 +7,7 @@
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/system_timer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
 #include <boost/test/unit_test.hpp>
 
 #include <filesystem>
@@ -66,6 +67,14 @@ BOOST_AUTO_TEST_CASE(real_tcp_socket_is_named) {
     return s;
   });
   BOOST_TEST(what.find("boost::asio::ip::tcp socket or acceptor") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(beast_tcp_stream_is_named_by_its_real_socket) {
+  // beast::tcp_stream holds a real boost::asio socket and steady_timer.
+  const std::string what = escape_message([](simasio::io_context& ioc) {
+    return std::make_unique<boost::beast::tcp_stream>(ioc);
+  });
+  BOOST_TEST(what.find("boost::beast::tcp_stream holds both") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(real_udp_socket_is_named) {

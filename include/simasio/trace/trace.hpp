@@ -62,7 +62,7 @@ class trace {
   /// Adds an event.
   void record(std::uint64_t step, std::int64_t time_ns, std::uint32_t host, event_kind k,
               std::uint64_t a, std::uint64_t b) {
-    hash_ = fold(hash_, combine(k, host, a, b));
+    if (hash_enabled_) hash_ = fold(hash_, combine(k, host, a, b));
     ++count_;
     if (ring_enabled_) ring_[count_ & (ring_size - 1)] = trace_event{step, time_ns, host, k, a, b};
     if (full_) events_.push_back(trace_event{step, time_ns, host, k, a, b});
@@ -76,6 +76,8 @@ class trace {
   /// Keep every event from now on (off by default).
   void record_all(bool on) { full_ = on; }
   bool recording_all() const noexcept { return full_; }
+  /// Fold events into the hash (on by default).
+  void hash_events(bool on) noexcept { hash_enabled_ = on; }
   /// Keep the ring of recent events (on by default).
   void keep_recent(bool on) noexcept { ring_enabled_ = on; }
 
@@ -101,6 +103,7 @@ class trace {
  private:
   std::uint64_t hash_ = 0xCBF29CE484222325ULL;
   std::uint64_t count_ = 0;
+  bool hash_enabled_ = true;
   bool ring_enabled_ = true;
   bool full_ = false;
   std::array<trace_event, ring_size> ring_{};

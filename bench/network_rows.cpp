@@ -1,24 +1,21 @@
-// network_bench.cpp — the simulated network against real loopback TCP, in one process.
-//
-// Prints a markdown table: TCP request/response round trips per second in
-// the simulation and over real loopback TCP with boost::asio::io_context
-// (the same coroutine code, one thread), UDP datagrams delivered per
-// second, and heap bytes per idle connection and per host.
+// network_rows.cpp — the simulated network against real loopback, in one
+// process: TCP request/response round trips with the same coroutine code on
+// boost::asio::io_context (one thread), UDP datagrams, and heap bytes per
+// idle connection and per host.
+#include "groups.hpp"
+
 #include <simasio/asio.hpp>
 #include <simasio/simasio.hpp>
 
 #include <boost/asio.hpp>
 
-#include <chrono>
-#include <cstdio>
 #include <malloc.h>
 #include <memory>
 #include <string>
 #include <vector>
 
+namespace bench {
 namespace {
-
-using clock_type = std::chrono::steady_clock;
 
 // One coroutine body for both worlds: Net is boost::asio or simasio::asio.
 template <class Socket, class Awaitable = boost::asio::awaitable<void>>
@@ -130,31 +127,46 @@ std::pair<double, double> memory_per_connection_and_host(std::size_t n) {
   return {per_conn, per_host};
 }
 
-std::string rate(double r) {
-  char buf[32];
-  if (r >= 1e6) std::snprintf(buf, sizeof buf, "%.2f M/s", r / 1e6);
-  else std::snprintf(buf, sizeof buf, "%.0f k/s", r / 1e3);
-  return buf;
+double real_udp(std::size_t datagrams) {
+  namespace net = boost::asio;
+  net::io_context ioc(1);
+  net::ip::udp::socket rx(ioc, {net::ip::make_address("127.0.0.1"), 0});
+  net::ip::udp::socket tx(ioc, {net::ip::make_address("127.0.0.1"), 0});
+  const auto to = rx.local_endpoint();
+  char buf[64] = {};
+  std::size_t received = 0;
+  const auto start = clock_type::now();
+  for (std::size_t i = 0; i < datagrams; i += 64) {
+    for (int k = 0; k < 64; ++k) tx.send_to(net::buffer(buf), to);
+    for (int k = 0; k < 64; ++k) received += rx.receive(net::buffer(buf)) > 0;
+  }
+  return static_cast<double>(received) / std::chrono::duration<double>(clock_type::now() - start).count();
 }
 
 }  // namespace
 
-int main() {
-  constexpr std::size_t rounds = 100'000;
+void network_rows(const settings& s, std::vector<row>& rows) {
+  const std::size_t rounds = s.quick ? 10'000 : 100'000;
   double sim = 0, real = 0;
-  for (int i = 0; i < 3; ++i) {  // alternate, best of three
+  for (int i = 0; i < (s.quick ? 1 : 3); ++i) {  // alternate, best of three
     sim = std::max(sim, sim_ping_pong(rounds));
     real = std::max(real, real_ping_pong(rounds));
   }
-  const double udp = sim_udp(1'000'000);
-  const auto [per_conn, per_host] = memory_per_connection_and_host(10'000);
-  std::printf("| %-52s | %12s | %14s | %7s |\n", "scenario", "simasio", "real loopback", "ratio");
-  std::printf("|%s|%s|%s|%s|\n", std::string(54, '-').c_str(), std::string(14, '-').c_str(),
-              std::string(16, '-').c_str(), std::string(9, '-').c_str());
-  std::printf("| %-52s | %12s | %14s | %6.1fx |\n", "TCP request/response, 64 B each way (round trips/s)",
-              rate(sim).c_str(), rate(real).c_str(), sim / real);
-  std::printf("| %-52s | %12s | %14s | %7s |\n", "UDP datagrams delivered (datagrams/s)", rate(udp).c_str(), "-", "-");
-  std::printf("| %-52s | %10.0f B | %14s | %7s |\n", "heap per idle TCP connection (both ends)", per_conn, "-", "-");
-  std::printf("| %-52s | %10.0f B | %14s | %7s |\n", "heap per host with its io_context", per_host, "-", "-");
-  return 0;
+  rows.push_back({"TCP request/response, 64 B each way; vs real loopback TCP (round trips/s)", sim, real,
+                  times(sim / real), ">= 10x", sim / real >= 10, "/s"});
+
+  const std::size_t datagrams = s.quick ? 64'000 : 1'000'000;
+  double udp = 0, real_u = 0;
+  for (int i = 0; i < (s.quick ? 1 : 3); ++i) {
+    udp = std::max(udp, sim_udp(datagrams));
+    real_u = std::max(real_u, real_udp(datagrams));
+  }
+  rows.push_back({"UDP datagrams delivered, 64 B; vs real loopback UDP (datagrams/s)", udp, real_u, times(udp / real_u),
+                  "", true, "/s"});
+
+  const auto [per_conn, per_host] = memory_per_connection_and_host(s.quick ? 1'000 : 10'000);
+  rows.push_back({"heap per idle TCP connection, both ends (bytes)", per_conn, 0, "", "", true, "B"});
+  rows.push_back({"heap per host with its io_context (bytes)", per_host, 0, "", "", true, "B"});
 }
+
+}  // namespace bench

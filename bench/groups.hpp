@@ -1,0 +1,14 @@
+// groups.hpp — the benchmark groups, one file each.
+#pragma once
+
+#include "harness.hpp"
+
+namespace bench {
+
+void runtime_rows(const settings&, std::vector<row>&);  // handlers and timers vs boost::asio::io_context
+void network_rows(const settings&, std::vector<row>&);  // TCP and UDP vs real loopback, memory
+void raft_rows(const settings&, std::vector<row>&);     // seeds/s of the Raft samples, jobs 1 and 2
+void scale_rows(const settings&, std::vector<row>&);    // gossip over 10, 100, 1000 hosts
+void cost_rows(const settings&, std::vector<row>&);     // trace hashing, tape, log ring on/off
+
+}  // namespace bench

@@ -1,0 +1,76 @@
+// harness.hpp — rows of figures, measured in one process, printed as a
+// markdown table and written as JSON.
+#pragma once
+
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace bench {
+
+using clock_type = std::chrono::steady_clock;
+
+/// One line of the table.
+struct row {
+  std::string scenario;   ///< what was measured, with its unit
+  double simasio = 0;     ///< simasio's figure
+  double reference = 0;   ///< the reference's figure, 0 when there is none
+  std::string ratio;      ///< how the two compare ("3.1x", "+4%"), empty when there is no reference
+  std::string target;     ///< the goal for this row, empty when there is none
+  bool met = true;        ///< whether the goal is met
+  std::string unit;       ///< unit of both figures: "/s" or "B"
+};
+
+/// Seconds f takes.
+template <class F>
+double seconds(F&& f) {
+  const auto start = clock_type::now();
+  f();
+  return std::chrono::duration<double>(clock_type::now() - start).count();
+}
+
+/// Items per second of f, which returns how many items it processed.
+template <class F>
+double rate_of(F&& f) {
+  const auto start = clock_type::now();
+  const double n = static_cast<double>(f());
+  return n / std::chrono::duration<double>(clock_type::now() - start).count();
+}
+
+/// Runs a and b alternately `reps` times, so that drift of the machine hits
+/// both alike, and returns the best rate of each.
+template <class A, class B>
+std::pair<double, double> best_rates(int reps, A&& a, B&& b) {
+  double best_a = 0, best_b = 0;
+  for (int i = 0; i < reps; ++i) {
+    best_a = std::max(best_a, rate_of(a));
+    best_b = std::max(best_b, rate_of(b));
+  }
+  return {best_a, best_b};
+}
+
+template <class A>
+double best_rate(int reps, A&& a) {
+  double best = 0;
+  for (int i = 0; i < reps; ++i) best = std::max(best, rate_of(a));
+  return best;
+}
+
+/// "46.9 M/s", "21.3 k/s", "812 /s", "1476 B".
+std::string format(double value, const std::string& unit);
+/// "3.11x"
+std::string times(double ratio);
+/// "+4.2%" (overhead of a over b: a/b - 1 as a percentage)
+std::string percent(double fraction);
+
+/// Settings every group reads.
+struct settings {
+  bool quick = false;  ///< fewer repetitions and smaller sizes (a smoke run)
+  int reps() const { return quick ? 1 : 5; }
+};
+
+using group = std::function<void(const settings&, std::vector<row>&)>;
+
+}  // namespace bench

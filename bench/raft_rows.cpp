@@ -1,0 +1,80 @@
+// raft_rows.cpp — seeds per second of the two Raft samples, exactly as the
+// samples run them: the correct election through check() (what a user's
+// sweep pays), the flawed one seed after seed without stopping at its
+// failures; and the correct ones again with jobs = 2.
+#include "../samples/03_raft_election/election.hpp"
+#include "../samples/04_raft_chaos/chaos.hpp"
+#include "groups.hpp"
+
+namespace bench {
+namespace {
+
+template <class Scenario>
+std::size_t sweep(Scenario scenario, std::uint64_t seeds, unsigned jobs) {
+  simasio::check_options opts;
+  opts.seeds = seeds;
+  opts.jobs = jobs;
+  opts.print = false;
+  opts.artifacts = false;
+  opts.name = "bench";
+  const auto result = simasio::check(scenario, opts);
+  if (!result.ok()) throw std::runtime_error("simasio_bench: a correct scenario failed at seed " +
+                                             std::to_string(result.failure->seed));
+  return result.runs;
+}
+
+// Every seed runs to its end or its failure: the rate at which seeds are explored.
+template <class Scenario>
+std::size_t explore(Scenario scenario, std::uint64_t seeds) {
+  std::size_t failures = 0;
+  for (std::uint64_t seed = 0; seed < seeds; ++seed) {
+    simasio::world w(seed);
+    try {
+      scenario(w);
+    } catch (const std::exception&) {
+      ++failures;
+    }
+  }
+  if (failures == 0) throw std::runtime_error("simasio_bench: the flawed scenario never failed");
+  return seeds;
+}
+
+void seeds_rows(const settings& s, std::vector<row>& rows, const std::string& name, double goal,
+                std::uint64_t seeds, auto correct, auto flawed) {
+  const int reps = s.quick ? 1 : 3;
+  const std::string target = ">= " + format(goal, " seeds/s");
+  const double one = best_rate(reps, [&] { return sweep(correct, seeds, 1); });
+  rows.push_back({name + ", correct, check() with 1 job (seeds/s)", one, 0, "", target, one >= goal, "/s"});
+  const double bad = best_rate(reps, [&] { return explore(flawed, seeds); });
+  rows.push_back({name + ", flawed, every seed to its end or failure (seeds/s)", bad, 0, "", target, bad >= goal, "/s"});
+  const double two = best_rate(reps, [&] { return sweep(correct, seeds, 2); });
+  rows.push_back({name + ", correct, check() with 2 jobs; vs 1 job (seeds/s)", two, one, times(two / one), "", true,
+                  "/s"});
+}
+
+}  // namespace
+
+void raft_rows(const settings& s, std::vector<row>& rows) {
+  seeds_rows(
+      s, rows, "03_raft_election (3 nodes, UDP, 3 s)", 25'000, s.quick ? 200 : 4000,
+      [](simasio::world& w) {
+        raft_election::history h;
+        raft_election::election(w, false, h);
+      },
+      [](simasio::world& w) {
+        raft_election::history h;
+        raft_election::election(w, true, h);
+      });
+  seeds_rows(
+      s, rows, "04_raft_chaos (5 nodes, TCP RPCs, chaos, 8.5 s)", 1'000, s.quick ? 10 : 300,
+      [](simasio::world& w) {
+        raft_chaos::history h;
+        raft_chaos::chaos_run(w, false, h);
+      },
+      [](simasio::world& w) {
+        raft_chaos::history h;
+        raft_chaos::chaos_run(w, true, h);
+      });
+}
+
+}  // namespace bench
