@@ -1,6 +1,8 @@
 // net_core.cpp — links, faults, packets, and the TCP and UDP state machines
 #include <simasio/net/net_core.hpp>
 
+#include <simasio/detail/recycler.hpp>
+
 #include <simasio/detail/format.hpp>
 #include <simasio/error.hpp>
 
@@ -9,6 +11,7 @@
 
 #include <algorithm>
 #include <tuple>
+#include <utility>
 
 namespace simasio::detail {
 
@@ -54,12 +57,14 @@ net_core::net_core(world_core& core) : core_(core) {}
 
 net_core::~net_core() {
   while (packets_ != nullptr) drop_packet(packets_);
+  while (free_packets_ != nullptr) delete std::exchange(free_packets_, free_packets_->next);
   for (socket_state*& s : sockets_)
     if (s != nullptr && s->embryo) {
       delete s;
       s = nullptr;
     }
-  for (auto& [id, t] : connect_timers_) core_.cancel(*t);
+  for (socket_state* s : sockets_)
+    if (s != nullptr && s->connect_timer) core_.cancel(*s->connect_timer);
   for (auto& c : connections_)
     if (c)
       for (auto& a : c->attempt)
@@ -71,7 +76,14 @@ void net_core::add_host(std::uint32_t id, host_state& state, const boost::asio::
   if (hosts_.size() <= id) hosts_.resize(id + 1);
   hosts_[id].state = &state;
   hosts_[id].address = address;
-  if (!loopback_alias) by_address_[address] = id;
+  if (loopback_alias) return;
+  by_address_[address] = id;
+  // 10.x.x.x, where world::add_host puts hosts: a direct index as well.
+  if (address.is_v4() && (address.to_v4().to_uint() >> 24) == 10) {
+    const std::uint32_t low = address.to_v4().to_uint() & 0xFFFFFFu;
+    if (by_ten_.size() <= low) by_ten_.resize(std::max<std::size_t>(low + 1, by_ten_.size() * 2), no_host);
+    by_ten_[low] = id;
+  }
 }
 
 std::string net_core::host_name(std::uint32_t id) const {
@@ -79,6 +91,11 @@ std::string net_core::host_name(std::uint32_t id) const {
 }
 
 std::uint32_t net_core::host_of(const boost::asio::ip::address& address, std::uint32_t from_host) const noexcept {
+  if (address.is_v4()) {
+    const std::uint32_t v4 = address.to_v4().to_uint();
+    if ((v4 >> 24) == 10 && (v4 & 0xFFFFFFu) < by_ten_.size() && by_ten_[v4 & 0xFFFFFFu] != no_host)
+      return by_ten_[v4 & 0xFFFFFFu];
+  }
   if (address.is_loopback() || address.is_unspecified()) return from_host;
   auto it = by_address_.find(address);
   if (it != by_address_.end()) return it->second;
@@ -150,7 +167,13 @@ void net_core::drop_packet(packet* p) noexcept {
   if (p->prev != nullptr) p->prev->next = p->next;
   else packets_ = p->next;
   if (p->next != nullptr) p->next->prev = p->prev;
-  delete p;
+  if constexpr (pool_allocations) {
+    p->data.clear();  // keeps its capacity for the next datagram
+    p->next = free_packets_;
+    free_packets_ = p;
+  } else {
+    delete p;
+  }
 }
 
 void net_core::schedule_arrival(packet* p, duration at) { core_.schedule(p->ev, at); }
@@ -158,7 +181,18 @@ void net_core::schedule_arrival(packet* p, duration at) { core_.schedule(p->ev, 
 // A new packet, numbered for the trace and tracked until it is dropped.
 packet* net_core::new_packet(int type, std::uint32_t from_host, const net_endpoint& from, std::uint32_t to_host,
                              const net_endpoint& to) {
-  auto* p = new packet;
+  packet* p = free_packets_;
+  if (p != nullptr) {
+    free_packets_ = p->next;
+    p->conn = 0;
+    p->side = 0;
+    p->sock = 0;
+    p->nonce = 0;
+    p->fin = false;
+    p->prev = nullptr;
+  } else {
+    p = new packet;
+  }
   p->t = static_cast<packet::type>(type);
   p->seq = core_.events().size();
   p->from_host = from_host;
@@ -242,8 +276,9 @@ void net_core::arrive(packet* p) {
   record(event_kind::net_deliver, p->to_host, p->seq, p->data.size());
   switch (p->t) {
     case packet::type::udp: {
-      auto it = ports_.find({p->to_host, static_cast<std::uint8_t>(transport::udp), p->to.port});
-      socket_state* s = it == ports_.end() ? nullptr : find_socket(it->second);
+      auto& ports = hosts_[p->to_host].ports;
+      auto it = ports.find({static_cast<std::uint8_t>(transport::udp), p->to.port});
+      socket_state* s = it == ports.end() ? nullptr : find_socket(it->second);
       if (s == nullptr || !s->ctx->host->up || (s->connected && !(s->remote == p->from))) {
         record(event_kind::net_drop, p->to_host, p->seq, no_socket);
       } else if (s->datagram_bytes + p->data.size() > s->receive_buffer) {
@@ -270,6 +305,7 @@ socket_state& net_core::create_socket(context_state& ctx, transport proto) {
   s->id = sockets_.size() + 1;
   s->proto = proto;
   s->ctx = &ctx;
+  s->net = this;
   sockets_.push_back(s);
   return *s;
 }
@@ -286,10 +322,7 @@ void net_core::destroy_socket(socket_state& s) noexcept {
   // The owner is being destroyed: its handlers cannot destroy it again.
   if (s.open) close(s);
   cancel(s);
-  if (auto it = connect_timers_.find(s.id); it != connect_timers_.end()) {
-    core_.cancel(*it->second);
-    connect_timers_.erase(it);
-  }
+  if (s.connect_timer) core_.cancel(*s.connect_timer);
   sockets_[s.id - 1] = nullptr;
   delete &s;
 }
@@ -303,7 +336,7 @@ boost::system::error_code net_core::open(socket_state& s, bool v6) {
 }
 
 bool net_core::port_taken(std::uint32_t host, transport proto, std::uint16_t port) const {
-  return ports_.count({host, static_cast<std::uint8_t>(proto), port}) != 0;
+  return hosts_[host].ports.count({static_cast<std::uint8_t>(proto), port}) != 0;
 }
 
 std::uint16_t net_core::ephemeral_port(std::uint32_t host, transport proto) {
@@ -329,7 +362,7 @@ boost::system::error_code net_core::bind(socket_state& s, const net_endpoint& ep
   } else if (port_taken(h, s.proto, port)) {
     return aerr::address_in_use;
   }
-  ports_[{h, static_cast<std::uint8_t>(s.proto), port}] = s.id;
+  hosts_[h].ports[{static_cast<std::uint8_t>(s.proto), port}] = s.id;
   s.bound = true;
   s.local = net_endpoint{ep.address.is_unspecified() ? ep.address : ep.address, port};
   return {};
@@ -620,7 +653,7 @@ bool net_core::try_write(socket_state& s, sock_op& op) {
   return true;
 }
 
-boost::system::error_code net_core::send_to(socket_state& s, const std::vector<boost::asio::const_buffer>& data,
+boost::system::error_code net_core::send_to(socket_state& s, std::span<const boost::asio::const_buffer> data,
                                             const net_endpoint& to, std::size_t& bytes) {
   bytes = 0;
   if (!s.open) return aerr::bad_descriptor;
@@ -685,8 +718,8 @@ void net_core::start_connect(socket_state& s, const net_endpoint& to) {
   }
   s.connecting = true;
   s.connect_nonce = ++next_nonce_;
-  syn_attempts_[s.id] = 0;
-  connect_started_[s.id] = core_.now();
+  s.syn_attempts = 0;
+  s.connect_started = core_.now();
   send_syn(s.id);
 }
 
@@ -696,11 +729,9 @@ void net_core::send_syn(std::uint64_t sock_id) {
   socket_state* s = find_socket(sock_id);
   if (s == nullptr || !s->connecting) return;
   const std::uint32_t h = host_of_socket(*s);
-  const int attempt = syn_attempts_[sock_id]++;
-  if (core_.now() - connect_started_[sock_id] >= connect_timeout) {
+  const int attempt = s->syn_attempts++;
+  if (core_.now() - s->connect_started >= connect_timeout) {
     s->connecting = false;
-    syn_attempts_.erase(sock_id);
-    connect_started_.erase(sock_id);
     for (sock_op* op = s->pending_head; op != nullptr; op = op->next_pending_)
       if (op->kind_ == sock_op::kind::connect) {
         complete(*op, aerr::timed_out, 0);
@@ -712,16 +743,14 @@ void net_core::send_syn(std::uint64_t sock_id) {
   packet* p = new_packet(static_cast<int>(packet::type::syn), h, s->local, host_of(s->remote.address, h), s->remote);
   p->sock = sock_id;
   p->nonce = s->connect_nonce;
-  auto& timer = connect_timers_[sock_id];
+  auto& timer = s->connect_timer;
   if (!timer)
     timer = std::make_unique<timed_event>(
         [](timed_event* ev) {
-          auto* self = static_cast<net_core*>(ev->owner());
-          // Which socket: the one whose timer this is.
-          for (auto& [id, t] : self->connect_timers_)
-            if (t.get() == ev) return self->send_syn(id);
+          auto* sock = static_cast<socket_state*>(ev->owner());
+          sock->net->send_syn(sock->id);
         },
-        this);
+        s);
   duration backoff = std::chrono::seconds(1) * (std::int64_t{1} << std::min(attempt, 20));
   core_.schedule(*timer, core_.now() + backoff);
   if (p->to_host == no_host) {
@@ -733,8 +762,9 @@ void net_core::send_syn(std::uint64_t sock_id) {
 }
 
 void net_core::on_syn(packet& p) {
-  auto it = ports_.find({p.to_host, static_cast<std::uint8_t>(transport::tcp), p.to.port});
-  socket_state* listener = it == ports_.end() ? nullptr : find_socket(it->second);
+  auto& ports = hosts_[p.to_host].ports;
+  auto it = ports.find({static_cast<std::uint8_t>(transport::tcp), p.to.port});
+  socket_state* listener = it == ports.end() ? nullptr : find_socket(it->second);
   if (listener == nullptr || !listener->listening || !hosts_[p.to_host].state->up) {
     // Nobody listens: the OS answers with a reset, the client gets connection_refused.
     send_packet(reply_to(p, static_cast<int>(packet::type::rst)));
@@ -794,9 +824,7 @@ void net_core::on_syn_ack(packet& p) {
   s->conn = c;
   s->side = 0;
   c->established = true;
-  if (auto it = connect_timers_.find(s->id); it != connect_timers_.end()) core_.cancel(*it->second);
-  syn_attempts_.erase(s->id);
-  connect_started_.erase(s->id);
+  if (s->connect_timer) core_.cancel(*s->connect_timer);
   record(event_kind::tcp_connect, p.to_host, c->id, 0);
   for (sock_op* op = s->pending_head; op != nullptr; op = op->next_pending_)
     if (op->kind_ == sock_op::kind::connect) {
@@ -813,9 +841,7 @@ void net_core::on_rst(packet& p) {
     socket_state* s = find_socket(p.sock);
     if (s == nullptr || !s->connecting || s->connect_nonce != p.nonce) return;  // a stale answer
     s->connecting = false;
-    if (auto it = connect_timers_.find(s->id); it != connect_timers_.end()) core_.cancel(*it->second);
-    syn_attempts_.erase(s->id);
-    connect_started_.erase(s->id);
+    if (s->connect_timer) core_.cancel(*s->connect_timer);
     for (sock_op* op = s->pending_head; op != nullptr; op = op->next_pending_)
       if (op->kind_ == sock_op::kind::connect) {
         complete(*op, aerr::connection_refused, 0);
@@ -1030,7 +1056,7 @@ boost::system::error_code net_core::close(socket_state& s) {
   if (!s.open) return aerr::bad_descriptor;
   if (s.connecting) {
     s.connecting = false;
-    if (auto it = connect_timers_.find(s.id); it != connect_timers_.end()) core_.cancel(*it->second);
+    if (s.connect_timer) core_.cancel(*s.connect_timer);
   }
   if (s.conn != nullptr) {
     // Unread data, or linger 0, makes a close abortive (RST); otherwise the
@@ -1056,8 +1082,9 @@ boost::system::error_code net_core::close(socket_state& s) {
     }
   }
   if (s.bound) {
-    auto it = ports_.find({host_of_socket(s), static_cast<std::uint8_t>(s.proto), s.local.port});
-    if (it != ports_.end() && it->second == s.id) ports_.erase(it);
+    auto& ports = hosts_[host_of_socket(s)].ports;
+    auto it = ports.find({static_cast<std::uint8_t>(s.proto), s.local.port});
+    if (it != ports.end() && it->second == s.id) ports.erase(it);
   }
   reset_state(s);
   cancel(s);  // last: completing may destroy the socket
@@ -1073,6 +1100,8 @@ void net_core::reset_state(socket_state& s) noexcept {
   fresh.proto = s.proto;
   fresh.pending_head = s.pending_head;
   fresh.pending_tail = s.pending_tail;
+  fresh.net = s.net;
+  fresh.connect_timer = std::move(s.connect_timer);  // idle: close() cancelled it
   s = std::move(fresh);
 }
 
@@ -1111,10 +1140,7 @@ void net_core::host_crashed(std::uint32_t host, bool power) {
       close(*s);
     }
   }
-  for (auto it = ports_.begin(); it != ports_.end();) {
-    if (std::get<0>(it->first) == host) it = ports_.erase(it);
-    else ++it;
-  }
+  hosts_[host].ports.clear();
 }
 
 void net_core::host_restarted(std::uint32_t) {}

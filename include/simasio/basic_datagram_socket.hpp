@@ -4,6 +4,8 @@
 
 #include <simasio/basic_socket.hpp>
 
+#include <array>
+#include <span>
 #include <vector>
 
 namespace simasio {
@@ -57,7 +59,8 @@ class basic_datagram_socket : public basic_socket<Protocol, Executor> {
                       boost::asio::socket_base::message_flags, boost::system::error_code& ec) {
     if (!this->is_open()) this->open(destination.protocol(), ec);
     std::size_t n = 0;
-    ec = this->net().send_to(this->state(), gather(buffers), detail::to_net(destination), n);
+    gathered g(buffers);
+    ec = this->net().send_to(this->state(), g.view(), detail::to_net(destination), n);
     return n;
   }
   template <typename ConstBufferSequence>
@@ -212,13 +215,31 @@ class basic_datagram_socket : public basic_socket<Protocol, Executor> {
   }
 
  private:
-  template <typename Buffers>
-  static std::vector<boost::asio::const_buffer> gather(const Buffers& buffers) {
-    std::vector<boost::asio::const_buffer> out;
-    for (auto it = boost::asio::buffer_sequence_begin(buffers); it != boost::asio::buffer_sequence_end(buffers); ++it)
-      out.emplace_back(*it);
-    return out;
-  }
+  // A buffer sequence as a contiguous list: inline for up to 8 buffers
+  // (every datagram in practice), on the heap beyond.
+  class gathered {
+   public:
+    template <typename Buffers>
+    explicit gathered(const Buffers& buffers) {
+      for (auto it = boost::asio::buffer_sequence_begin(buffers); it != boost::asio::buffer_sequence_end(buffers); ++it) {
+        if (count_ < inline_.size()) inline_[count_] = boost::asio::const_buffer(*it);
+        else {
+          if (spill_.empty()) spill_.assign(inline_.begin(), inline_.end());
+          spill_.emplace_back(*it);
+        }
+        ++count_;
+      }
+    }
+    std::span<const boost::asio::const_buffer> view() const noexcept {
+      if (!spill_.empty()) return {spill_.data(), spill_.size()};
+      return {inline_.data(), count_};
+    }
+
+   private:
+    std::array<boost::asio::const_buffer, 8> inline_{};
+    std::vector<boost::asio::const_buffer> spill_;
+    std::size_t count_ = 0;
+  };
 
   // The network knows no endpoint types: it hands the sender to a writer
   // that fills the caller's endpoint when the datagram is taken.

@@ -8,6 +8,20 @@
 
 namespace simasio::detail {
 
+/// Whether simasio keeps freed blocks for reuse. Off under AddressSanitizer,
+/// so that every use after free is still caught.
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool pool_allocations = false;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+inline constexpr bool pool_allocations = false;
+#else
+inline constexpr bool pool_allocations = true;
+#endif
+#else
+inline constexpr bool pool_allocations = true;
+#endif
+
 // Operations are allocated and freed at every step; a free list per size
 // class makes that a few instructions, and carving new blocks out of slabs
 // keeps bursts (a million posts) away from malloc. Memory is returned when
@@ -50,17 +64,7 @@ class recycler {
   }
 
  private:
-#if defined(__SANITIZE_ADDRESS__)
-  static constexpr bool pooled = false;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-  static constexpr bool pooled = false;
-#else
-  static constexpr bool pooled = true;
-#endif
-#else
-  static constexpr bool pooled = true;
-#endif
+  static constexpr bool pooled = pool_allocations;
 
   void* carve(std::size_t n) {
     if (left_ < n) {

@@ -198,6 +198,8 @@ class world_core {
   bool advance(duration deadline);
   bool any_live_work() const noexcept;
   void check_escapes();
+  void check_escapes_slice();
+  void check_escape(const context_state& ctx);
   void check_invariants();
   [[noreturn]] void throw_runaway();
   std::string host_name(std::uint32_t id) const;
@@ -208,6 +210,7 @@ class world_core {
   std::uint64_t op_seq_ = 0;
   std::uint64_t event_seq_ = 0;
   std::uint64_t advances_ = 0;
+  std::size_t escape_cursor_ = 0;  // next context check_escapes_slice looks at
   std::vector<context_state*> contexts_;  // by id; null once detached
   std::vector<context_state*> runnable_;  // ordered by the sequence number of each head op
   event_heap heap_;

@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -88,7 +89,7 @@ class net_core {
   // Per-operation cancellation.
   void cancel_op(sock_op& op) noexcept;
   // UDP send; returns the error and sets bytes.
-  boost::system::error_code send_to(socket_state& s, const std::vector<boost::asio::const_buffer>& data,
+  boost::system::error_code send_to(socket_state& s, std::span<const boost::asio::const_buffer> data,
                                     const net_endpoint& to, std::size_t& bytes);
   // Host id owning an address, or no_host.
   std::uint32_t host_of(const boost::asio::ip::address& address, std::uint32_t from_host) const noexcept;
@@ -154,18 +155,17 @@ class net_core {
     host_state* state = nullptr;
     boost::asio::ip::address address;
     std::uint16_t next_port[2] = {49152, 49152};
+    std::map<std::pair<std::uint8_t, std::uint16_t>, std::uint64_t> ports;  // bound sockets: (transport, port) -> socket
   };
   std::vector<host_entry> hosts_;                       // by host id
   std::map<boost::asio::ip::address, std::uint32_t> by_address_;
+  std::vector<std::uint32_t> by_ten_;                  // 10.x.x.x: host id by the low 24 bits, or no_host
   std::vector<socket_state*> sockets_;                  // by id - 1; null once destroyed
-  std::map<std::tuple<std::uint32_t, std::uint8_t, std::uint16_t>, std::uint64_t> ports_;  // bound sockets
   std::vector<std::unique_ptr<tcp_connection>> connections_;  // by id - 1
-  std::map<std::uint64_t, std::unique_ptr<timed_event>> connect_timers_;  // by socket id
-  std::map<std::uint64_t, int> syn_attempts_;
-  std::map<std::uint64_t, duration> connect_started_;
   std::map<std::pair<std::uint64_t, std::uint64_t>, std::uint64_t> by_client_attempt_;  // (socket, nonce) -> connection
   std::uint64_t next_nonce_ = 0;
   packet* packets_ = nullptr;                           // every packet in flight or held
+  packet* free_packets_ = nullptr;                      // dropped packets kept for reuse (see pool_allocations)
   std::map<std::pair<std::uint32_t, std::uint32_t>, std::vector<packet*>> held_packets_;
   std::map<std::pair<std::uint32_t, std::uint32_t>, duration> link_busy_;  // bandwidth: when each link is free
 };

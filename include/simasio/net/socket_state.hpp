@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,7 @@ struct net_endpoint {
 
 struct socket_state;
 class tcp_connection;
+class net_core;
 
 // A pending socket operation. Buffers are captured at start (at most
 // max_buffers of them, like Asio's own socket operations), so the engine
@@ -115,6 +117,10 @@ struct socket_state {
   boost::system::error_code failed;  // reset, timed out: every operation fails with it
   bool connecting = false;
   std::uint64_t connect_nonce = 0;  // which connect attempt a handshake packet answers
+  int syn_attempts = 0;             // SYNs sent by this connect
+  duration connect_started{0};      // when this connect began
+  std::unique_ptr<timed_event> connect_timer;  // SYN retransmission; owner: this socket
+  net_core* net = nullptr;          // the network this socket belongs to
   bool embryo = false;              // accepted by the network, not yet by the program
   int backlog = 0;
   fifo<std::uint64_t> accept_queue;  // ids of accepted, not yet taken sockets
