@@ -39,15 +39,18 @@ std::size_t explore(Scenario scenario, std::uint64_t seeds) {
   return seeds;
 }
 
+// The three variants alternate within each repetition, so that the
+// machine's changes of speed hit them alike; each keeps its best.
 void seeds_rows(const settings& s, std::vector<row>& rows, const std::string& name, double goal,
-                std::uint64_t seeds, auto correct, auto flawed) {
-  const int reps = s.quick ? 1 : 3;
-  const std::string target = ">= " + format(goal, " seeds/s");
-  const double one = best_rate(reps, [&] { return sweep(correct, seeds, 1); });
+                const std::string& target, std::uint64_t seeds, auto correct, auto flawed) {
+  double one = 0, bad = 0, two = 0;
+  for (int rep = 0; rep < (s.quick ? 1 : 3); ++rep) {
+    one = std::max(one, rate_of([&] { return sweep(correct, seeds, 1); }));
+    bad = std::max(bad, rate_of([&] { return explore(flawed, seeds); }));
+    two = std::max(two, rate_of([&] { return sweep(correct, seeds, 2); }));
+  }
   rows.push_back({name + ", correct, check() with 1 job (seeds/s)", one, 0, "", target, one >= goal, "/s"});
-  const double bad = best_rate(reps, [&] { return explore(flawed, seeds); });
   rows.push_back({name + ", flawed, every seed to its end or failure (seeds/s)", bad, 0, "", target, bad >= goal, "/s"});
-  const double two = best_rate(reps, [&] { return sweep(correct, seeds, 2); });
   rows.push_back({name + ", correct, check() with 2 jobs; vs 1 job (seeds/s)", two, one, times(two / one), "", true,
                   "/s"});
 }
@@ -56,7 +59,7 @@ void seeds_rows(const settings& s, std::vector<row>& rows, const std::string& na
 
 void raft_rows(const settings& s, std::vector<row>& rows) {
   seeds_rows(
-      s, rows, "03_raft_election (3 nodes, UDP, 3 s)", 25'000, s.quick ? 200 : 4000,
+      s, rows, "03_raft_election (3 nodes, UDP, 3 s)", 25'000, ">= 25,000 seeds/s", s.quick ? 200 : 4000,
       [](simasio::world& w) {
         raft_election::history h;
         raft_election::election(w, false, h);
@@ -66,7 +69,7 @@ void raft_rows(const settings& s, std::vector<row>& rows) {
         raft_election::election(w, true, h);
       });
   seeds_rows(
-      s, rows, "04_raft_chaos (5 nodes, TCP RPCs, chaos, 8.5 s)", 1'000, s.quick ? 10 : 300,
+      s, rows, "04_raft_chaos (5 nodes, TCP RPCs, chaos, 8.5 s)", 1'000, ">= 1,000 seeds/s", s.quick ? 10 : 300,
       [](simasio::world& w) {
         raft_chaos::history h;
         raft_chaos::chaos_run(w, false, h);

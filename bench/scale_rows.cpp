@@ -6,27 +6,30 @@
 namespace bench {
 
 void scale_rows(const settings& s, std::vector<row>& rows) {
-  // The same number of events at every size: fewer virtual seconds for more hosts.
+  // The same number of events at every size: fewer virtual seconds for more
+  // hosts. Sizes alternate within each repetition, so that the machine's
+  // changes of speed hit them alike; each keeps its best.
   const std::uint64_t host_seconds = s.quick ? 200 : 2000;
-  double rate_at_10 = 0;
-  for (std::size_t hosts : {10, 100, 1000}) {
-    const auto virtual_time = std::chrono::milliseconds(1000 * host_seconds / hosts);
-    const double rate = best_rate(s.quick ? 1 : 3, [&] {
-      simasio::world w(7);
-      return gossip::run(w, hosts, virtual_time);
-    });
-    row r{"gossip over " + std::to_string(hosts) + " hosts, 3 datagrams per host every 100 ms (trace events/s)", rate,
-          0, "", "", true, "/s"};
-    if (hosts == 10) {
-      rate_at_10 = rate;
-    } else {
-      // Ratio: cost per event here against 10 hosts.
-      r.reference = rate_at_10;
-      r.ratio = times(rate_at_10 / rate) + " per event";
-      if (hosts == 1000) {
-        r.target = "<= 2x the cost per event of 10 hosts";
-        r.met = rate_at_10 / rate <= 2.0;
-      }
+  const std::size_t sizes[] = {10, 100, 1000};
+  double best[3] = {0, 0, 0};
+  for (int rep = 0; rep < (s.quick ? 1 : 5); ++rep)
+    for (int i = 0; i < 3; ++i) {
+      const auto virtual_time = std::chrono::milliseconds(1000 * host_seconds / sizes[i]);
+      best[i] = std::max(best[i], rate_of([&] {
+                           simasio::world w(7);
+                           return gossip::run(w, sizes[i], virtual_time);
+                         }));
+    }
+  for (int i = 0; i < 3; ++i) {
+    row r{"gossip over " + std::to_string(sizes[i]) + " hosts, 3 datagrams per host every 100 ms (trace events/s)",
+          best[i], 0, "", "", true, "/s"};
+    if (i > 0) {  // the ratio: cost per event here against 10 hosts
+      r.reference = best[0];
+      r.ratio = times(best[0] / best[i]) + " per event";
+    }
+    if (i == 2) {
+      r.target = "<= 2x the cost per event of 10 hosts";
+      r.met = best[0] / best[2] <= 2.0;
     }
     rows.push_back(r);
   }

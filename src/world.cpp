@@ -41,13 +41,14 @@ world::~world() {
 
 host& world::make_host(std::string name, boost::asio::ip::address address) {
   if (name.empty()) throw usage_error("simasio: world::add_host needs a non-empty host name");
-  for (const auto& h : hosts_) {
-    if (h->name() == name) throw usage_error("simasio: world::add_host: a host named '" + name + "' already exists");
-    if (h->address() == address)
-      throw usage_error("simasio: world::add_host: address " + address.to_string() + " of '" + name +
-                        "' is already used by host '" + h->name() + "'");
-  }
+  if (host_names_.count(name) != 0)
+    throw usage_error("simasio: world::add_host: a host named '" + name + "' already exists");
+  if (auto it = host_addresses_.find(address); it != host_addresses_.end())
+    throw usage_error("simasio: world::add_host: address " + address.to_string() + " of '" + name +
+                      "' is already used by host '" + hosts_[it->second]->name() + "'");
   const auto id = static_cast<std::uint32_t>(hosts_.size());
+  host_names_.emplace(name, id);
+  host_addresses_.emplace(address, id);
   const bool loopback = address.is_loopback();
   hosts_.push_back(std::unique_ptr<host>(new host(*this, id, std::move(name), address)));
   net_->add_host(id, hosts_.back()->sim_state(), address, loopback);

@@ -75,11 +75,19 @@ void world_core::drop(context_state& ctx, operation* op) noexcept {
   --ctx.work;
 }
 
+namespace {
+std::uint64_t head_seq(const context_state* c) noexcept { return c->ready.front()->seq_; }
+}  // namespace
+
 void world_core::make_runnable(context_state& ctx) {
   if (ctx.runnable || ctx.ready.empty() || ctx.stopped || !ctx.host->up) return;
   const std::uint64_t seq = ctx.ready.front()->seq_;
-  auto pos = std::find_if(runnable_.begin(), runnable_.end(),
-                          [seq](const context_state* c) { return c->ready.front()->seq_ > seq; });
+  // runnable_ is ordered by head sequence number; a fresh head is usually
+  // the youngest, so look from the back.
+  auto pos = runnable_.end();
+  if (!runnable_.empty() && head_seq(runnable_.back()) > seq)
+    pos = std::upper_bound(runnable_.begin(), runnable_.end(), seq,
+                           [](std::uint64_t s, const context_state* c) { return s < head_seq(c); });
   runnable_.insert(pos, &ctx);
   ctx.runnable = true;
 }
@@ -215,14 +223,11 @@ operation* world_core::take_operation(context_state& ctx, std::size_t index) {
 // The context at index has a younger head now: move right to keep
 // runnable_ ordered by head sequence numbers.
 void world_core::reposition(std::size_t index) noexcept {
-  context_state* ctx = runnable_[index];
-  const std::uint64_t seq = ctx->ready.front()->seq_;
-  std::size_t i = index;
-  while (i + 1 < runnable_.size() && runnable_[i + 1]->ready.front()->seq_ < seq) {
-    runnable_[i] = runnable_[i + 1];
-    ++i;
-  }
-  runnable_[i] = ctx;
+  const auto at = runnable_.begin() + static_cast<std::ptrdiff_t>(index);
+  const std::uint64_t seq = head_seq(*at);
+  const auto to = std::upper_bound(at + 1, runnable_.end(), seq,
+                                   [](std::uint64_t s, const context_state* c) { return s < head_seq(c); });
+  std::rotate(at, at + 1, to);
 }
 
 void world_core::run_step(std::size_t index) {

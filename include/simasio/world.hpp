@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -119,6 +120,8 @@ class world {
   std::shared_ptr<detail::log_state> log_;
   network net_facade_;
   std::vector<std::unique_ptr<host>> hosts_;
+  std::map<std::string, std::uint32_t, std::less<>> host_names_;  // name -> id, for unique names
+  std::map<boost::asio::ip::address, std::uint32_t> host_addresses_;  // address -> id, for unique addresses
   host* localhost_ = nullptr;
   std::uint32_t default_addresses_ = 0;
 };
