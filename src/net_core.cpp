@@ -1,6 +1,7 @@
 // net_core.cpp — links, faults, packets, and the TCP and UDP state machines
 #include <simasio/net/net_core.hpp>
 
+#include <simasio/detail/int128.hpp>
 #include <simasio/detail/recycler.hpp>
 
 #include <simasio/detail/format.hpp>
@@ -134,7 +135,7 @@ duration net_core::on_wire(std::uint32_t from, std::uint32_t to, const link_conf
   if (cfg.bandwidth == 0 || from == to) return core_.now();
   duration& busy = link_busy_[{from, to}];
   const duration start = std::max(busy, core_.now());
-  const auto ns = static_cast<std::int64_t>((static_cast<unsigned __int128>(bytes) * 1'000'000'000u + cfg.bandwidth - 1) /
+  const auto ns = static_cast<std::int64_t>((static_cast<uint128>(bytes) * 1'000'000'000u + cfg.bandwidth - 1) /
                                             cfg.bandwidth);
   busy = start + duration(ns);
   return busy;

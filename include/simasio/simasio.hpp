@@ -22,6 +22,7 @@
 //   random/rng.hpp, tape.hpp      our PRNG, range reduction, the choice tape
 //   trace/trace.hpp               trace events and the rolling hash
 //   error.hpp                     simasio::error codes and exceptions
+//   version.hpp                   SIMASIO_VERSION_* (the CMake project version is read from it)
 //   detail/world_core.hpp         the scheduler loop, event heap, work accounting
 //   detail/                       internals (operations, services, handler work, escapes)
 #ifndef SIMASIO_SIMASIO_HPP
@@ -46,6 +47,7 @@
 #include <simasio/random/tape.hpp>
 #include <simasio/trace/export.hpp>
 #include <simasio/trace/trace.hpp>
+#include <simasio/version.hpp>
 #include <simasio/world.hpp>
 #include <simasio/world_options.hpp>
 

@@ -2,6 +2,8 @@
 #ifndef SIMASIO_DETAIL_HOST_STATE_HPP
 #define SIMASIO_DETAIL_HOST_STATE_HPP
 
+#include <simasio/detail/int128.hpp>
+
 #include <cstdint>
 #include <string>
 
@@ -19,8 +21,8 @@ struct host_state {
   // only; the drift term rounds toward minus infinity).
   std::int64_t local_from_world(std::int64_t w) const noexcept {
     if (drift_ppb == 0) return w + offset_ns;
-    const __int128 p = static_cast<__int128>(w) * drift_ppb;
-    __int128 q = p / 1'000'000'000;
+    const int128 p = static_cast<int128>(w) * drift_ppb;
+    int128 q = p / 1'000'000'000;
     if (p % 1'000'000'000 < 0) --q;
     return w + offset_ns + static_cast<std::int64_t>(q);
   }
@@ -29,8 +31,8 @@ struct host_state {
   std::int64_t world_from_local(std::int64_t l) const noexcept {
     const std::int64_t x = l - offset_ns;
     if (drift_ppb == 0) return x;
-    const __int128 den = 1'000'000'000 + static_cast<__int128>(drift_ppb);
-    __int128 w = static_cast<__int128>(x) * 1'000'000'000 / den;
+    const int128 den = 1'000'000'000 + static_cast<int128>(drift_ppb);
+    int128 w = static_cast<int128>(x) * 1'000'000'000 / den;
     auto wi = static_cast<std::int64_t>(w);
     while (local_from_world(wi) < l) ++wi;
     while (local_from_world(wi - 1) >= l) --wi;

@@ -2,6 +2,7 @@
 #ifndef SIMASIO_RANDOM_RNG_HPP
 #define SIMASIO_RANDOM_RNG_HPP
 
+#include <simasio/detail/int128.hpp>
 #include <simasio/random/tape.hpp>
 
 #include <chrono>
@@ -118,12 +119,12 @@ class rng {
  private:
   // Lemire's multiply-and-reject: unbiased, one multiplication in the common case.
   std::uint64_t reduce(std::uint64_t bound) {
-    unsigned __int128 m = static_cast<unsigned __int128>(gen_()) * bound;
+    detail::uint128 m = static_cast<detail::uint128>(gen_()) * bound;
     auto low = static_cast<std::uint64_t>(m);
     if (low < bound) {
       const std::uint64_t threshold = (0 - bound) % bound;
       while (low < threshold) {
-        m = static_cast<unsigned __int128>(gen_()) * bound;
+        m = static_cast<detail::uint128>(gen_()) * bound;
         low = static_cast<std::uint64_t>(m);
       }
     }

@@ -1,0 +1,3 @@
+#include "../scenario.hpp"
+
+int main() { return consumer::run(); }
