@@ -2,6 +2,7 @@
 // markdown table and written as JSON.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <functional>
@@ -49,6 +50,32 @@ std::pair<double, double> best_rates(int reps, A&& a, B&& b) {
     best_b = std::max(best_b, rate_of(b));
   }
   return {best_a, best_b};
+}
+
+/// Like best_rates, and also the median of the per-repetition ratios a/b:
+/// each pair runs back to back, so a change of the machine's speed between
+/// repetitions does not move it.
+struct paired {
+  double a = 0, b = 0, ratio = 0;
+};
+/// The same, for functions that measure and return their own rate.
+template <class A, class B>
+paired paired_measured(int reps, A&& a, B&& b) {
+  paired out;
+  std::vector<double> ratios;
+  for (int i = 0; i < reps; ++i) {
+    const double ra = a(), rb = b();
+    out.a = std::max(out.a, ra);
+    out.b = std::max(out.b, rb);
+    ratios.push_back(ra / rb);
+  }
+  std::sort(ratios.begin(), ratios.end());
+  out.ratio = ratios[ratios.size() / 2];
+  return out;
+}
+template <class A, class B>
+paired paired_rates(int reps, A&& a, B&& b) {
+  return paired_measured(reps, [&] { return rate_of(a); }, [&] { return rate_of(b); });
 }
 
 template <class A>

@@ -147,22 +147,15 @@ double real_udp(std::size_t datagrams) {
 
 void network_rows(const settings& s, std::vector<row>& rows) {
   const std::size_t rounds = s.quick ? 10'000 : 100'000;
-  double sim = 0, real = 0;
-  for (int i = 0; i < (s.quick ? 1 : 3); ++i) {  // alternate, best of three
-    sim = std::max(sim, sim_ping_pong(rounds));
-    real = std::max(real, real_ping_pong(rounds));
-  }
-  rows.push_back({"TCP request/response, 64 B each way; vs real loopback TCP (round trips/s)", sim, real,
-                  times(sim / real), ">= 10x", sim / real >= 10, "/s"});
+  const paired tcp = paired_measured(s.quick ? 1 : 5, [&] { return sim_ping_pong(rounds); },
+                                  [&] { return real_ping_pong(rounds); });
+  rows.push_back({"TCP request/response, 64 B each way; vs real loopback TCP (round trips/s)", tcp.a, tcp.b,
+                  times(tcp.ratio), ">= 10x", tcp.ratio >= 10, "/s"});
 
   const std::size_t datagrams = s.quick ? 64'000 : 1'000'000;
-  double udp = 0, real_u = 0;
-  for (int i = 0; i < (s.quick ? 1 : 3); ++i) {
-    udp = std::max(udp, sim_udp(datagrams));
-    real_u = std::max(real_u, real_udp(datagrams));
-  }
-  rows.push_back({"UDP datagrams delivered, 64 B; vs real loopback UDP (datagrams/s)", udp, real_u, times(udp / real_u),
-                  "", true, "/s"});
+  const paired udp = paired_measured(s.quick ? 1 : 5, [&] { return sim_udp(datagrams); }, [&] { return real_udp(datagrams); });
+  rows.push_back({"UDP datagrams delivered, 64 B; vs real loopback UDP (datagrams/s)", udp.a, udp.b, times(udp.ratio), "",
+                  true, "/s"});
 
   const auto [per_conn, per_host] = memory_per_connection_and_host(s.quick ? 1'000 : 10'000);
   rows.push_back({"heap per idle TCP connection, both ends (bytes)", per_conn, 0, "", "", true, "B"});

@@ -55,11 +55,11 @@ std::size_t random_timers(std::size_t n) {
   return fired;
 }
 
-row versus(std::string scenario, std::pair<double, double> rates, double goal) {
-  row r{std::move(scenario), rates.first, rates.second, times(rates.first / rates.second), "", true, "/s"};
+row versus(std::string scenario, paired rates, double goal) {
+  row r{std::move(scenario), rates.a, rates.b, times(rates.ratio), "", true, "/s"};
   if (goal > 0) {
     r.target = ">= " + times(goal);
-    r.met = rates.first / rates.second >= goal;
+    r.met = rates.ratio >= goal;
   }
   return r;
 }
@@ -72,7 +72,7 @@ void runtime_rows(const settings& s, std::vector<row>& rows) {
   const std::size_t timers = s.quick ? 50'000 : 1'000'000;
 
   rows.push_back(versus("post 5M handlers, then run; vs boost::asio::io_context (handlers/s)",
-                        best_rates(
+                        paired_rates(
                             s.reps(),
                             [&] {
                               simasio::world w;
@@ -85,7 +85,7 @@ void runtime_rows(const settings& s, std::vector<row>& rows) {
                             }),
                         2.0));
   rows.push_back(versus("handler chain, each posts the next; vs boost::asio::io_context (handlers/s)",
-                        best_rates(
+                        paired_rates(
                             s.reps(),
                             [&] {
                               simasio::world w;
