@@ -77,6 +77,39 @@ net::awaitable<std::optional<bool>> request(tcp::endpoint to, std::string out) {
   co_return std::nullopt;
 }
 
+// Sends a datagram to a random peer every 50 ms and takes whatever arrives.
+// Handlers hold it; it goes when its host's handlers do (crash, world end).
+class gossiper : public std::enable_shared_from_this<gossiper> {
+ public:
+  gossiper(simasio::world& w, std::vector<simasio::host*>& hosts, simasio::host& h)
+      : world_(w), hosts_(hosts), socket_(h.context(), udp::endpoint(udp::v4(), 9)), tick_(h.context()) {}
+  void start() {
+    receive();
+    gossip();
+  }
+
+ private:
+  void receive() {
+    socket_.async_receive(net::buffer(buf_), [self = shared_from_this()](boost::system::error_code ec, std::size_t) {
+      if (!ec) self->receive();
+    });
+  }
+  void gossip() {
+    const auto& to = hosts_[world_.random().below(hosts_.size())]->address();
+    socket_.async_send_to(net::buffer(buf_.data(), 16), udp::endpoint(to, 9), [self = shared_from_this()](auto, auto) {});
+    tick_.expires_after(50ms);
+    tick_.async_wait([self = shared_from_this()](boost::system::error_code ec) {
+      if (!ec) self->gossip();
+    });
+  }
+
+  simasio::world& world_;
+  std::vector<simasio::host*>& hosts_;
+  udp::socket socket_;
+  net::steady_timer tick_;
+  std::array<char, 64> buf_{};
+};
+
 struct tally {
   int corrupted = 0;
   int answered = 0;
@@ -128,27 +161,8 @@ std::uint64_t run_torture(std::uint64_t seed) {
             }
           },
           net::detached);
-      // UDP gossip: a datagram to a random peer every 50 ms, whatever arrives is counted.
-      auto sock = std::make_shared<udp::socket>(h.context(), udp::endpoint(udp::v4(), 9));
-      auto buf = std::make_shared<std::array<char, 64>>();
-      auto receive = std::make_shared<std::function<void()>>();
-      *receive = [sock, buf, receive] {
-        sock->async_receive(net::buffer(*buf), [sock, receive](boost::system::error_code ec, std::size_t) {
-          if (!ec) (*receive)();
-        });
-      };
-      (*receive)();
-      auto tick = std::make_shared<net::steady_timer>(h.context());
-      auto gossip = std::make_shared<std::function<void()>>();
-      *gossip = [&w, &hosts, sock, buf, tick, gossip] {
-        sock->async_send_to(net::buffer(buf->data(), 16), udp::endpoint(hosts[w.random().below(hosts.size())]->address(), 9),
-                            [](auto, auto) {});
-        tick->expires_after(50ms);
-        tick->async_wait([gossip](boost::system::error_code ec) {
-          if (!ec) (*gossip)();
-        });
-      };
-      (*gossip)();
+      // UDP gossip: a datagram to a random peer every 50 ms.
+      std::make_shared<gossiper>(w, hosts, h)->start();
     });
   }
   // A pool context: posts through a strand and around it.
