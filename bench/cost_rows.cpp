@@ -28,18 +28,10 @@ std::size_t election_sweep(std::uint64_t seeds, simasio::world_options base) {
 // figures shown are the best rates.
 template <class On, class Off>
 row overhead(std::string scenario, int pairs, On&& on, Off&& off, const char* unit) {
-  std::vector<double> ratios;
-  double best_on = 0, best_off = 0;
-  for (int i = 0; i < pairs; ++i) {
-    const double a = rate_of(on), b = rate_of(off);
-    best_on = std::max(best_on, a);
-    best_off = std::max(best_off, b);
-    ratios.push_back(b / a - 1.0);  // extra time per item with the feature on
-  }
-  std::sort(ratios.begin(), ratios.end());
-  const double cost = ratios[ratios.size() / 2];
-  return {std::move(scenario) + ", median of " + std::to_string(pairs) + " pairs", best_on, best_off, percent(cost),
-          "<= 15%", cost <= 0.15, unit};
+  const paired p = paired_rates(pairs, on, off);
+  const double cost = 1.0 / p.ratio - 1.0;  // extra time per item with the feature on
+  return {std::move(scenario) + ", median of " + std::to_string(pairs) + " pairs", p.a, p.b, percent(cost), "<= 15%",
+          cost <= 0.15, unit};
 }
 
 }  // namespace

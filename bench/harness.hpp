@@ -41,24 +41,13 @@ double rate_of(F&& f) {
 }
 
 /// Runs a and b alternately `reps` times, so that drift of the machine hits
-/// both alike, and returns the best rate of each.
-template <class A, class B>
-std::pair<double, double> best_rates(int reps, A&& a, B&& b) {
-  double best_a = 0, best_b = 0;
-  for (int i = 0; i < reps; ++i) {
-    best_a = std::max(best_a, rate_of(a));
-    best_b = std::max(best_b, rate_of(b));
-  }
-  return {best_a, best_b};
-}
-
-/// Like best_rates, and also the median of the per-repetition ratios a/b:
-/// each pair runs back to back, so a change of the machine's speed between
-/// repetitions does not move it.
+/// both alike: the best rate of each, and the median of the per-repetition
+/// ratios a/b (each pair runs back to back, so a change of the machine's
+/// speed between repetitions does not move it).
 struct paired {
   double a = 0, b = 0, ratio = 0;
 };
-/// The same, for functions that measure and return their own rate.
+/// For functions that measure and return their own rate.
 template <class A, class B>
 paired paired_measured(int reps, A&& a, B&& b) {
   paired out;
@@ -73,6 +62,7 @@ paired paired_measured(int reps, A&& a, B&& b) {
   out.ratio = ratios[ratios.size() / 2];
   return out;
 }
+/// For functions that return how many items they processed.
 template <class A, class B>
 paired paired_rates(int reps, A&& a, B&& b) {
   return paired_measured(reps, [&] { return rate_of(a); }, [&] { return rate_of(b); });

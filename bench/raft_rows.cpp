@@ -42,7 +42,9 @@ std::size_t explore(Scenario scenario, std::uint64_t seeds) {
 // The three variants alternate within each repetition, so that the
 // machine's changes of speed hit them alike; each keeps its best.
 void seeds_rows(const settings& s, std::vector<row>& rows, const std::string& name, double goal,
-                const std::string& target, std::uint64_t seeds, auto correct, auto flawed) {
+                const std::string& target, std::uint64_t seeds, auto run) {
+  auto correct = [run](simasio::world& w) { run(w, false); };
+  auto flawed = [run](simasio::world& w) { run(w, true); };
   double one = 0, bad = 0, two = 0;
   for (int rep = 0; rep < (s.quick ? 1 : 3); ++rep) {
     one = std::max(one, rate_of([&] { return sweep(correct, seeds, 1); }));
@@ -58,26 +60,16 @@ void seeds_rows(const settings& s, std::vector<row>& rows, const std::string& na
 }  // namespace
 
 void raft_rows(const settings& s, std::vector<row>& rows) {
-  seeds_rows(
-      s, rows, "03_raft_election (3 nodes, UDP, 3 s)", 25'000, ">= 25,000 seeds/s", s.quick ? 200 : 4000,
-      [](simasio::world& w) {
-        raft_election::history h;
-        raft_election::election(w, false, h);
-      },
-      [](simasio::world& w) {
-        raft_election::history h;
-        raft_election::election(w, true, h);
-      });
-  seeds_rows(
-      s, rows, "04_raft_chaos (5 nodes, TCP RPCs, chaos, 8.5 s)", 1'000, ">= 1,000 seeds/s", s.quick ? 10 : 300,
-      [](simasio::world& w) {
-        raft_chaos::history h;
-        raft_chaos::chaos_run(w, false, h);
-      },
-      [](simasio::world& w) {
-        raft_chaos::history h;
-        raft_chaos::chaos_run(w, true, h);
-      });
+  seeds_rows(s, rows, "03_raft_election (3 nodes, UDP, 3 s)", 25'000, ">= 25,000 seeds/s", s.quick ? 200 : 4000,
+             [](simasio::world& w, bool flawed) {
+               raft_election::history h;
+               raft_election::election(w, flawed, h);
+             });
+  seeds_rows(s, rows, "04_raft_chaos (5 nodes, TCP RPCs, chaos, 8.5 s)", 1'000, ">= 1,000 seeds/s",
+             s.quick ? 10 : 300, [](simasio::world& w, bool flawed) {
+               raft_chaos::history h;
+               raft_chaos::chaos_run(w, flawed, h);
+             });
 }
 
 }  // namespace bench

@@ -689,27 +689,33 @@ boost::system::error_code net_core::send_to(socket_state& s, std::span<const boo
 
 // ---- TCP ---------------------------------------------------------------------------------
 
+// Completes the oldest pending connect of s with ec; false when none is pending.
+bool net_core::complete_connect(socket_state& s, boost::system::error_code ec) {
+  for (sock_op* op = s.pending_head; op != nullptr; op = op->next_pending_)
+    if (op->kind_ == sock_op::kind::connect) {
+      complete(*op, ec, 0);
+      return true;
+    }
+  return false;
+}
+
 void net_core::start_connect(socket_state& s, const net_endpoint& to) {
   if (s.connected) {
     pump(s);
-    for (sock_op* op = s.pending_head; op != nullptr; op = op->next_pending_)
-      if (op->kind_ == sock_op::kind::connect) return complete(*op, aerr::already_connected, 0);
+    complete_connect(s, aerr::already_connected);
     return;
   }
   const std::uint32_t h = host_of_socket(s);
   if (!s.bound) {
-    if (auto ec = bind(s, net_endpoint{boost::asio::ip::address(), 0})) {
-      for (sock_op* op = s.pending_head; op != nullptr; op = op->next_pending_)
-        if (op->kind_ == sock_op::kind::connect) return complete(*op, ec, 0);
-    }
+    if (auto ec = bind(s, net_endpoint{boost::asio::ip::address(), 0}))
+      if (complete_connect(s, ec)) return;
   }
   if (s.local.address.is_unspecified() || s.local.address == boost::asio::ip::address())
     s.local.address = to.address.is_loopback() ? to.address : hosts_[h].address;
   s.remote = to;
   if (s.proto == transport::udp) {  // connect() on UDP just fixes the peer
     s.connected = true;
-    for (sock_op* op = s.pending_head; op != nullptr; op = op->next_pending_)
-      if (op->kind_ == sock_op::kind::connect) return complete(*op, {}, 0);
+    complete_connect(s, {});
     return;
   }
   if (s.connecting) {  // one handshake at a time, like Linux's EALREADY
@@ -733,11 +739,7 @@ void net_core::send_syn(std::uint64_t sock_id) {
   const int attempt = s->syn_attempts++;
   if (core_.now() - s->connect_started >= connect_timeout) {
     s->connecting = false;
-    for (sock_op* op = s->pending_head; op != nullptr; op = op->next_pending_)
-      if (op->kind_ == sock_op::kind::connect) {
-        complete(*op, aerr::timed_out, 0);
-        break;
-      }
+    complete_connect(*s, aerr::timed_out);
     pump(*s);
     return;
   }
@@ -827,11 +829,7 @@ void net_core::on_syn_ack(packet& p) {
   c->established = true;
   if (s->connect_timer) core_.cancel(*s->connect_timer);
   record(event_kind::tcp_connect, p.to_host, c->id, 0);
-  for (sock_op* op = s->pending_head; op != nullptr; op = op->next_pending_)
-    if (op->kind_ == sock_op::kind::connect) {
-      complete(*op, {}, 0);
-      break;
-    }
+  complete_connect(*s, {});
   pump(*s);
   // Data the server queued before we knew of the connection may flow now.
   if (!c->chan[1].queue.empty() || c->chan[1].fin_queued) transmit(*c, 1);
@@ -843,11 +841,7 @@ void net_core::on_rst(packet& p) {
     if (s == nullptr || !s->connecting || s->connect_nonce != p.nonce) return;  // a stale answer
     s->connecting = false;
     if (s->connect_timer) core_.cancel(*s->connect_timer);
-    for (sock_op* op = s->pending_head; op != nullptr; op = op->next_pending_)
-      if (op->kind_ == sock_op::kind::connect) {
-        complete(*op, aerr::connection_refused, 0);
-        break;
-      }
+    complete_connect(*s, aerr::connection_refused);
     pump(*s);
     return;
   }

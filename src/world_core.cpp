@@ -77,6 +77,8 @@ void world_core::drop(context_state& ctx, operation* op) noexcept {
 
 namespace {
 std::uint64_t head_seq(const context_state* c) noexcept { return c->ready.front()->seq_; }
+// For upper_bound over runnable_: does a head with sequence number s come before c's?
+bool before_head(std::uint64_t s, const context_state* c) noexcept { return s < head_seq(c); }
 }  // namespace
 
 void world_core::make_runnable(context_state& ctx) {
@@ -86,8 +88,7 @@ void world_core::make_runnable(context_state& ctx) {
   // the youngest, so look from the back.
   auto pos = runnable_.end();
   if (!runnable_.empty() && head_seq(runnable_.back()) > seq)
-    pos = std::upper_bound(runnable_.begin(), runnable_.end(), seq,
-                           [](std::uint64_t s, const context_state* c) { return s < head_seq(c); });
+    pos = std::upper_bound(runnable_.begin(), runnable_.end(), seq, before_head);
   runnable_.insert(pos, &ctx);
   ctx.runnable = true;
 }
@@ -225,8 +226,7 @@ operation* world_core::take_operation(context_state& ctx, std::size_t index) {
 void world_core::reposition(std::size_t index) noexcept {
   const auto at = runnable_.begin() + static_cast<std::ptrdiff_t>(index);
   const std::uint64_t seq = head_seq(*at);
-  const auto to = std::upper_bound(at + 1, runnable_.end(), seq,
-                                   [](std::uint64_t s, const context_state* c) { return s < head_seq(c); });
+  const auto to = std::upper_bound(at + 1, runnable_.end(), seq, before_head);
   std::rotate(at, at + 1, to);
 }
 

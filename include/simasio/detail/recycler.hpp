@@ -8,19 +8,23 @@
 
 namespace simasio::detail {
 
-/// Whether simasio keeps freed blocks for reuse. Off under AddressSanitizer,
-/// so that every use after free is still caught.
+/// Whether this translation unit is built with AddressSanitizer (which
+/// replaces malloc).
 #if defined(__SANITIZE_ADDRESS__)
-inline constexpr bool pool_allocations = false;
+inline constexpr bool under_address_sanitizer = true;
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
-inline constexpr bool pool_allocations = false;
+inline constexpr bool under_address_sanitizer = true;
 #else
-inline constexpr bool pool_allocations = true;
+inline constexpr bool under_address_sanitizer = false;
 #endif
 #else
-inline constexpr bool pool_allocations = true;
+inline constexpr bool under_address_sanitizer = false;
 #endif
+
+/// Whether simasio keeps freed blocks for reuse. Off under AddressSanitizer,
+/// so that every use after free is still caught.
+inline constexpr bool pool_allocations = !under_address_sanitizer;
 
 // Operations are allocated and freed at every step; a free list per size
 // class makes that a few instructions, and carving new blocks out of slabs

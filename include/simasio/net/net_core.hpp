@@ -119,6 +119,7 @@ class net_core {
 
   // TCP
   void start_connect(socket_state& s, const net_endpoint& to);
+  bool complete_connect(socket_state& s, boost::system::error_code ec);
   void send_syn(std::uint64_t sock_id);
   void on_syn(packet& p);
   void on_syn_ack(packet& p);
