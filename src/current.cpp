@@ -14,7 +14,6 @@ namespace {
 
 struct thread_worlds {
   std::vector<world*> live;  // construction order; the last is current
-  world_core* running = nullptr;
   std::unique_ptr<world> default_world;
   int default_refs = 0;
 };
@@ -28,16 +27,16 @@ thread_worlds& worlds() noexcept {
 
 world* current_world() noexcept {
   thread_worlds& t = worlds();
-  if (t.running != nullptr) {
+  if (running_core_tls != nullptr) {
     for (world* w : t.live)
-      if (&w->sim_core() == t.running) return w;
+      if (&w->sim_core() == running_core_tls) return w;
   }
   return t.live.empty() ? nullptr : t.live.back();
 }
 
 world_core* current_core() noexcept {
   thread_worlds& t = worlds();
-  if (t.running != nullptr) return t.running;
+  if (running_core_tls != nullptr) return running_core_tls;
   return t.live.empty() ? nullptr : &t.live.back()->sim_core();
 }
 
@@ -48,8 +47,8 @@ void unregister_live_world(world& w) noexcept {
   live.erase(std::remove(live.begin(), live.end(), &w), live.end());
 }
 
-running_scope::running_scope(world_core& core) noexcept : saved_(worlds().running) { worlds().running = &core; }
-running_scope::~running_scope() { worlds().running = saved_; }
+running_scope::running_scope(world_core& core) noexcept : saved_(running_core_tls) { running_core_tls = &core; }
+running_scope::~running_scope() { running_core_tls = saved_; }
 
 world& acquire_default_world() {
   thread_worlds& t = worlds();

@@ -256,6 +256,10 @@ void world_core::run_step(std::size_t index) {
 }
 
 run_result world_core::run(const run_limits& limits) {
+  if (running_ && running_core_tls != this)
+    throw usage_error(
+        "simasio: a run of the world was started while another thread runs it; a world, its hosts and their "
+        "objects belong to one thread at a time (give each thread its own world, as check() with jobs does)");
   if (running_)
     throw usage_error(
         "simasio: a run of the world (world::run*, io_context::run*/poll*, or a blocking wait) was "
@@ -371,6 +375,18 @@ bool world_core::any_live_work() const noexcept {
   for (const context_state* ctx : contexts_)
     if (ctx != nullptr && ctx->work > 0 && !ctx->stopped && ctx->host->up) return true;
   return false;
+}
+
+void world_core::wrong_thread(const context_state& ctx, const world_core* here) const {
+  const std::string host = host_name(ctx.host->id);
+  if (here != nullptr)
+    throw usage_error("simasio: an object of host '" + host + "' (io_context #" + std::to_string(ctx.id) +
+                      ") was used while another world runs on this thread; objects cannot cross worlds: create "
+                      "them from the world that runs them (its hosts' contexts)");
+  throw usage_error("simasio: an object of host '" + host + "' (io_context #" + std::to_string(ctx.id) +
+                    ") was used from a thread that is not running its world, while the world runs; a world is "
+                    "single-threaded: use its objects only from its handlers (or before and after its runs), "
+                    "and give each thread its own world");
 }
 
 void world_core::check_escapes() {

@@ -8,6 +8,8 @@
 #include <boost/test/unit_test.hpp>
 
 #include <memory>
+#include <string>
+#include <thread>
 
 namespace asio = boost::asio;
 using namespace std::chrono_literals;
@@ -206,6 +208,70 @@ BOOST_AUTO_TEST_CASE(context_outliving_its_world_is_a_clear_error_not_a_crash) {
   w.reset();
   BOOST_TEST(!ran);
   BOOST_CHECK_THROW(asio::post(*ioc, [] {}), simasio::usage_error);
+}
+
+// A world belongs to one thread at a time; its objects do not cross worlds.
+BOOST_AUTO_TEST_CASE(posting_from_a_thread_of_your_own_while_the_world_runs_is_named) {
+  simasio::world w(1);
+  auto& h = w.add_host("server");
+  std::string what;
+  boost::asio::post(h.context(), [&] {
+    std::thread intruder([&] {
+      try {
+        boost::asio::post(h.context(), [] {});
+      } catch (const simasio::usage_error& e) {
+        what = e.what();
+      }
+    });
+    intruder.join();
+  });
+  w.run();
+  BOOST_TEST(what.find("host 'server'") != std::string::npos);
+  BOOST_TEST(what.find("from a thread that is not running its world") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(running_a_world_from_a_second_thread_is_named) {
+  simasio::world w(1);
+  auto& h = w.add_host("a");
+  std::string what;
+  boost::asio::post(h.context(), [&] {
+    std::thread second([&] {
+      try {
+        w.run_for(std::chrono::seconds(1));
+      } catch (const simasio::usage_error& e) {
+        what = e.what();
+      }
+    });
+    second.join();
+  });
+  w.run();
+  BOOST_TEST(what.find("while another thread runs it") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(an_object_of_another_world_is_named) {
+  simasio::world a(1);
+  auto& in_a = a.add_host("alpha");
+  simasio::steady_timer timer_of_a(in_a.context());
+  simasio::world b(2);
+  auto& in_b = b.add_host("beta");
+  boost::asio::post(in_b.context(), [&] {
+    timer_of_a.expires_after(std::chrono::seconds(1));
+    timer_of_a.async_wait([](boost::system::error_code) {});
+  });
+  try {
+    b.run();
+    BOOST_FAIL("expected usage_error");
+  } catch (const simasio::usage_error& e) {
+    const std::string what = e.what();
+    BOOST_TEST(what.find("host 'alpha'") != std::string::npos);
+    BOOST_TEST(what.find("objects cannot cross worlds") != std::string::npos);
+  }
+  // Each world still works with its own objects.
+  bool fired = false;
+  timer_of_a.expires_after(std::chrono::seconds(1));
+  timer_of_a.async_wait([&](boost::system::error_code ec) { fired = !ec; });
+  a.run();
+  BOOST_TEST(fired);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

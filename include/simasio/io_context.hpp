@@ -284,6 +284,7 @@ class io_context::basic_executor_type : private detail::executor_bits {
     using function_type = std::decay_t<Function>;
     detail::world_core& core = ctx_->sim_core();
     detail::context_state& st = ctx_->state_;
+    core.check_thread(st);
     if ((bits_ & blocking_never) == 0 && core.running_in(st)) {
       function_type tmp(std::forward<Function>(f));
       try {

@@ -10,6 +10,10 @@ namespace simasio::detail {
 
 class world_core;
 
+// The world core running on this thread (inside its run/poll), or nullptr.
+// Read on every post and every wait start, so it is a plain thread_local.
+inline thread_local world_core* running_core_tls = nullptr;
+
 // The world running on this thread, else the most recently constructed
 // live one, else nullptr.
 world* current_world() noexcept;

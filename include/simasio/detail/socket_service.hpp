@@ -121,6 +121,7 @@ void start_socket_op(socket_service& svc, socket_state& s, Handler&& handler, co
   context_state& ctx = svc.ctx();
   net_core& net = svc.net_checked();
   world_core& core = *ctx.core;
+  core.check_thread(ctx);
   using op_type = socket_op<std::decay_t<Handler>, IoExecutor, Shape, Peer>;
   auto alloc = boost::asio::get_associated_allocator(handler);
   op_type* op = new_op<op_type>(core, alloc, std::forward<Handler>(handler), io_ex, ctx, core);

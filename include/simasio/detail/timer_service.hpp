@@ -127,6 +127,7 @@ template <class Handler, class IoExecutor>
 void timer_service::start_wait(timer_impl_base& impl, Handler&& handler, const IoExecutor& io_ex) {
   context_state& ctx = *impl.ctx;
   world_core& core = *ctx.core;
+  core.check_thread(ctx);
   using op_type = wait_op<std::decay_t<Handler>, IoExecutor>;
   auto alloc = boost::asio::get_associated_allocator(handler);
   op_type* op = new_op<op_type>(core, alloc, std::forward<Handler>(handler), io_ex, ctx, core);

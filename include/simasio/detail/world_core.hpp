@@ -2,6 +2,7 @@
 #ifndef SIMASIO_DETAIL_WORLD_CORE_HPP
 #define SIMASIO_DETAIL_WORLD_CORE_HPP
 
+#include <simasio/detail/current.hpp>
 #include <simasio/detail/host_state.hpp>
 #include <simasio/detail/operation.hpp>
 #include <simasio/detail/recycler.hpp>
@@ -10,6 +11,7 @@
 #include <simasio/trace/trace.hpp>
 #include <simasio/world_options.hpp>
 
+#include <atomic>
 #include <cstdint>
 #include <exception>
 #include <functional>
@@ -106,6 +108,15 @@ class world_core {
   void detach(context_state& ctx) noexcept;
   const std::vector<context_state*>& contexts() const noexcept { return contexts_; }
 
+  // Objects of a world are used only by the thread running it, and only
+  // while no other world runs on this thread: anything else is a
+  // usage_error naming the host, before any operation is allocated.
+  void check_thread(const context_state& ctx) const {
+    const world_core* here = running_core_tls;
+    if (here != this && (here != nullptr || running_.load(std::memory_order_relaxed))) [[unlikely]]
+      wrong_thread(ctx, here);
+  }
+
   // A new operation: counts one unit of work and queues it.
   void post_new(context_state& ctx, operation* op) {
     ++ctx.work;
@@ -135,7 +146,7 @@ class world_core {
   std::size_t poll(context_state& ctx, std::size_t max);
   void stop() noexcept { stop_requested_ = true; }
   bool stalled() const noexcept { return stalled_; }
-  bool running() const noexcept { return running_; }
+  bool running() const noexcept { return running_.load(std::memory_order_relaxed); }
   bool in_handler() const noexcept { return current_ != nullptr; }
   context_state* current() const noexcept { return current_; }
   bool running_in(const context_state& ctx) const noexcept { return current_ == &ctx; }
@@ -197,6 +208,7 @@ class world_core {
   void run_step(std::size_t index);
   bool advance(duration deadline);
   bool any_live_work() const noexcept;
+  [[noreturn]] void wrong_thread(const context_state& ctx, const world_core* here) const;
   void check_escapes();
   void check_escapes_slice();
   void check_escape(const context_state& ctx);
@@ -218,7 +230,7 @@ class world_core {
   context_state* current_ = nullptr;
   const host_state* booting_ = nullptr;
   std::exception_ptr pending_exception_;
-  bool running_ = false;
+  std::atomic<bool> running_{false};  // atomic: another thread may look (check_thread)
   bool stop_requested_ = false;
   bool stalled_ = false;
   choice_tape tape_;
