@@ -33,6 +33,14 @@ std::uint64_t parse_u64(std::string_view text, std::string_view what) {
   return value;
 }
 
+std::optional<std::uint64_t> seed_argument(std::string_view arg, std::string_view usage) {
+  constexpr std::string_view prefix = "--simasio-seed=";
+  if (arg.substr(0, prefix.size()) == prefix) return parse_u64(arg.substr(prefix.size()), "--simasio-seed");
+  if (arg.substr(0, 10) == "--simasio-")
+    throw config_error("simasio: unknown option '" + std::string(arg) + "': " + std::string(usage));
+  return std::nullopt;
+}
+
 std::optional<std::string> env_string(const char* name) {
   const char* v = std::getenv(name);
   if (v == nullptr) return std::nullopt;

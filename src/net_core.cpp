@@ -306,6 +306,7 @@ socket_state& net_core::create_socket(context_state& ctx, transport proto) {
   s->id = sockets_.size() + 1;
   s->proto = proto;
   s->ctx = &ctx;
+  s->incarnation = ctx.host->incarnation;
   s->net = this;
   sockets_.push_back(s);
   return *s;
@@ -329,6 +330,7 @@ void net_core::destroy_socket(socket_state& s) noexcept {
 }
 
 boost::system::error_code net_core::open(socket_state& s, bool v6) {
+  core_.check_alive(*s.ctx, s.incarnation, s.proto == transport::udp ? "UDP socket" : "TCP socket");
   if (s.open) return aerr::already_open;
   reset_state(s);
   s.open = true;
@@ -351,6 +353,7 @@ std::uint16_t net_core::ephemeral_port(std::uint32_t host, transport proto) {
 }
 
 boost::system::error_code net_core::bind(socket_state& s, const net_endpoint& ep) {
+  core_.check_alive(*s.ctx, s.incarnation, s.proto == transport::udp ? "UDP socket" : "TCP socket");
   if (!s.open) return aerr::bad_descriptor;
   if (s.bound) return aerr::invalid_argument;
   const std::uint32_t h = host_of_socket(s);
@@ -370,6 +373,7 @@ boost::system::error_code net_core::bind(socket_state& s, const net_endpoint& ep
 }
 
 boost::system::error_code net_core::listen(socket_state& s, int backlog) {
+  core_.check_alive(*s.ctx, s.incarnation, "TCP acceptor");
   if (!s.open) return aerr::bad_descriptor;
   if (!s.bound) {
     if (auto ec = bind(s, net_endpoint{s.v6 ? boost::asio::ip::address(boost::asio::ip::address_v6::any())
@@ -523,9 +527,11 @@ void net_core::pump(socket_state& s) {
           // The accepted connection moves into the caller's socket.
           const std::uint64_t into_id = into.id;
           context_state* into_ctx = into.ctx;
+          const std::uint32_t into_incarnation = into.incarnation;
           into = std::move(*embryo);
           into.id = into_id;
           into.ctx = into_ctx;
+          into.incarnation = into_incarnation;
           into.pending_head = into.pending_tail = nullptr;
           if (into.conn != nullptr) into.conn->sock[into.side] = into_id;
           sockets_[id - 1] = nullptr;
@@ -1092,6 +1098,7 @@ void net_core::reset_state(socket_state& s) noexcept {
   socket_state fresh;
   fresh.id = s.id;
   fresh.ctx = s.ctx;
+  fresh.incarnation = s.incarnation;
   fresh.proto = s.proto;
   fresh.pending_head = s.pending_head;
   fresh.pending_tail = s.pending_tail;

@@ -110,5 +110,19 @@ boost::system::error_code lookup_service(std::string_view service, std::uint16_t
   return boost::asio::error::service_not_found;
 }
 
+void throw_lookup_failure(const boost::system::error_code& ec, simasio::detail::net_core& net, std::uint32_t from_host,
+                          std::string_view host, std::string_view service) {
+  std::string what = "simasio: resolve '" + std::string(host) + "', '" + std::string(service) + "' on host '" +
+                     net.host_name(from_host) + "'";
+  if (ec == boost::asio::error::host_not_found) {
+    what += ": no host of this world is named '" + std::string(host) + "' (its hosts:";
+    for (std::uint32_t id = 0; id < net.host_count(); ++id) what += (id ? ", " : " ") + net.host_name(id);
+    what += "; world::add_host names one)";
+  } else if (ec == boost::asio::error::service_not_found) {
+    what += ": '" + std::string(service) + "' is neither a port number nor a service simasio knows (use the number)";
+  }
+  throw boost::system::system_error(ec, what);
+}
+
 }  // namespace ip::detail
 }  // namespace simasio

@@ -151,4 +151,12 @@ void throw_socket_error(const boost::system::error_code& ec, const char* what) {
   throw boost::system::system_error(ec, what);
 }
 
+void throw_address_in_use(const boost::system::error_code& ec, const socket_state& s, const std::string& address,
+                          unsigned short port) {
+  throw boost::system::system_error(
+      ec, "simasio: bind to " + address + ":" + std::to_string(port) + " on host '" + s.ctx->host->name +
+              "': another " + (s.proto == transport::udp ? "UDP" : "TCP") +
+              " socket of this host holds that port (close it first, or bind port 0 for a free one)");
+}
+
 }  // namespace simasio::detail

@@ -10,10 +10,11 @@
 namespace simasio {
 
 namespace {
-[[noreturn]] void fail(const std::string& path, std::size_t line, const std::string& why) {
-  throw tape_error("simasio: tape file '" + path + "'" + (line ? " line " + std::to_string(line) : std::string()) +
-                   ": " + why);
+[[noreturn]] void fail(const std::string& source, std::size_t line, const std::string& why) {
+  throw tape_error("simasio: tape " + source + (line ? " line " + std::to_string(line) : std::string()) + ": " + why);
 }
+
+std::string file_source(const std::string& path) { return "file '" + path + "'"; }
 
 bool purpose_from(const std::string& name, choice_purpose& out) {
   for (std::size_t p = 0; p < choice_purpose_count; ++p) {
@@ -24,25 +25,32 @@ bool purpose_from(const std::string& name, choice_purpose& out) {
   }
   return false;
 }
+
+std::uint64_t number(const std::string& source, std::size_t line, const std::string& text, const char* what) {
+  try {
+    return detail::parse_u64(text, what);
+  } catch (const config_error& e) {
+    fail(source, line, e.what());
+  }
+}
 }  // namespace
 
-void save_tape(const std::string& path, const saved_tape& tape) {
-  std::ofstream out(path);
-  if (!out) fail(path, 0, "cannot be written (does its directory exist?)");
+std::string format_tape(const saved_tape& tape) {
+  std::ostringstream out;
   out << "simasio-tape 1\n# " << tape.choices.size() << " choices, " << deviations(tape.choices)
-      << " deviations from the polite run; replay with SIMASIO_TAPE=" << path << "\nseed " << tape.seed << "\n";
+      << " deviations from the polite run\nseed " << tape.seed << "\n";
   for (const choice& c : tape.choices) out << to_string(c.purpose) << ' ' << c.bound << ' ' << c.value << '\n';
-  if (!out) fail(path, 0, "could not be written completely");
+  return out.str();
 }
 
-saved_tape load_tape(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) fail(path, 0, "cannot be read");
+saved_tape parse_tape(std::string_view text, const std::string& source) {
   saved_tape tape;
-  std::string line;
   std::size_t n = 0;
   bool header = false, seed = false;
-  while (std::getline(in, line)) {
+  while (!text.empty()) {
+    const std::size_t end = text.find('\n');
+    std::string line(text.substr(0, end));
+    text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
     ++n;
     if (const auto hash = line.find('#'); hash != std::string::npos) line.erase(hash);
     std::istringstream words(line);
@@ -51,38 +59,47 @@ saved_tape load_tape(const std::string& path) {
     if (!header) {
       std::string version;
       if (first != "simasio-tape" || !(words >> version))
-        fail(path, n, "not a simasio tape (it must start with 'simasio-tape 1')");
-      if (version != "1") fail(path, n, "tape format version " + version + " is not supported (this simasio reads 1)");
+        fail(source, n, "not a simasio tape (it must start with 'simasio-tape 1')");
+      if (version != "1") fail(source, n, "tape format version " + version + " is not supported (this simasio reads 1)");
       header = true;
       continue;
     }
     std::string a, b, extra;
     if (first == "seed") {
-      if (!(words >> a) || (words >> extra)) fail(path, n, "expected 'seed <number>'");
-      try {
-        tape.seed = detail::parse_u64(a, "seed");
-      } catch (const config_error& e) {
-        fail(path, n, e.what());
-      }
+      if (!(words >> a) || (words >> extra)) fail(source, n, "expected 'seed <number>'");
+      if (seed) fail(source, n, "a second 'seed' line (a tape belongs to one seed)");
+      tape.seed = number(source, n, a, "seed");
       seed = true;
       continue;
     }
     choice c;
     if (!purpose_from(first, c.purpose))
-      fail(path, n, "unknown purpose '" + first + "' (expected scheduler, network, user or buggify)");
-    if (!(words >> a >> b) || (words >> extra)) fail(path, n, "expected '<purpose> <bound> <value>'");
-    try {
-      c.bound = detail::parse_u64(a, "bound");
-      c.value = detail::parse_u64(b, "value");
-    } catch (const config_error& e) {
-      fail(path, n, e.what());
-    }
-    if (c.value >= c.bound) fail(path, n, "value " + b + " is not below its bound " + a);
+      fail(source, n, "unknown purpose '" + first + "' (expected scheduler, network, user or buggify)");
+    if (!(words >> a >> b) || (words >> extra)) fail(source, n, "expected '<purpose> <bound> <value>'");
+    c.bound = number(source, n, a, "bound");
+    c.value = number(source, n, b, "value");
+    if (c.value >= c.bound) fail(source, n, "value " + b + " is not below its bound " + a);
     tape.choices.push_back(c);
   }
-  if (!header) fail(path, 0, "is empty: a tape starts with 'simasio-tape 1'");
-  if (!seed) fail(path, 0, "has no 'seed' line");
+  if (!header) fail(source, 0, "is empty: a tape starts with 'simasio-tape 1'");
+  if (!seed) fail(source, 0, "has no 'seed' line");
   return tape;
+}
+
+void save_tape(const std::string& path, const saved_tape& tape) {
+  std::ofstream out(path);
+  if (!out) fail(file_source(path), 0, "cannot be written (does its directory exist?)");
+  out << format_tape(tape) << "# replay with SIMASIO_TAPE=" << path << '\n';
+  if (!out) fail(file_source(path), 0, "could not be written completely");
+}
+
+saved_tape load_tape(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail(file_source(path), 0, "cannot be read");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) fail(file_source(path), 0, "could not be read completely");
+  return parse_tape(text.str(), file_source(path));
 }
 
 std::uint64_t deviations(const std::vector<choice>& choices) noexcept {

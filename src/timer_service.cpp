@@ -58,6 +58,7 @@ timer_service::~timer_service() {
 void timer_service::construct(timer_impl_base& impl, io_context& ctx, const char* kind) noexcept {
   impl.service = this;
   impl.ctx = &ctx.sim_state();
+  impl.incarnation = impl.ctx->host->incarnation;
   impl.kind = kind;
   impl.prev = nullptr;
   impl.next = timers_;
@@ -75,6 +76,7 @@ void timer_service::destroy(timer_impl_base& impl) noexcept {
 void timer_service::move_construct(timer_impl_base& to, timer_impl_base& from) noexcept {
   construct(to, static_cast<io_context&>(context()), from.kind);
   to.ctx = from.ctx;
+  to.incarnation = from.incarnation;
   to.expiry_world_ns = from.expiry_world_ns;
   to.head = from.head;
   to.tail = from.tail;

@@ -149,8 +149,11 @@ void host::crash(crash_kind kind) {
   if (!state_.up) return;
   state_.up = false;
   state_.powered = kind != crash_kind::power;
+  ++state_.incarnation;
+  state_.power_crash = kind == crash_kind::power;
   last_crash_ = kind;
   detail::world_core& core = world_->sim_core();
+  state_.crashed_at_ns = core.now().count();
   core.record(event_kind::crash, state_.id, static_cast<std::uint64_t>(kind));
   // Every handler of the dead process first (destroying them closes the
   // sockets they owned), then the OS closes what is left open, or the

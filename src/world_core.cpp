@@ -389,6 +389,16 @@ void world_core::wrong_thread(const context_state& ctx, const world_core* here) 
                     "and give each thread its own world");
 }
 
+void world_core::from_dead_process(const context_state& ctx, const char* what) const {
+  const host_state& h = *ctx.host;
+  throw usage_error("simasio: a " + std::string(what) + " of host '" + h.name +
+                    "' was used after the host restarted, but it belonged to the process that died in the " +
+                    (h.power_crash ? "power" : "process") + " crash at t=" +
+                    format_time(duration(h.crashed_at_ns)) +
+                    "; a crash takes the process's sockets, acceptors and timers with it: create new ones in the "
+                    "host's on_boot (or after restart()) and drop the old ones when the host crashes");
+}
+
 void world_core::check_escapes() {
   for (const context_state* ctx : contexts_)
     if (ctx != nullptr) check_escape(*ctx);

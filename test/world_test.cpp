@@ -1,12 +1,16 @@
 // world_test.cpp — hosts, runs, stalls, invariants, crashes and the default world
+#include <simasio/asio.hpp>
 #include <simasio/simasio.hpp>
 
 #include "support.hpp"
+
+#include <simasio/detail/env.hpp>
 
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/test/unit_test.hpp>
 
+#include <array>
 #include <memory>
 #include <string>
 #include <thread>
@@ -14,6 +18,7 @@
 namespace asio = boost::asio;
 using namespace std::chrono_literals;
 using simasio::duration;
+namespace sim_ip = simasio::asio::ip;
 
 BOOST_AUTO_TEST_SUITE(world)
 
@@ -161,6 +166,58 @@ BOOST_AUTO_TEST_CASE(crash_drops_handlers_and_restart_reboots) {
   BOOST_TEST(fired == 1);
 }
 
+// Objects the test keeps from a process that crashed: the usage_error names
+// the host, the object and the crash; new objects after the restart work.
+BOOST_AUTO_TEST_CASE(objects_of_a_crashed_process_used_after_restart_are_named) {
+  simasio::world w;
+  auto& a = w.add_host("a");
+  std::shared_ptr<simasio::steady_timer> kept_timer;
+  std::shared_ptr<sim_ip::tcp::acceptor> kept_acceptor;
+  std::shared_ptr<sim_ip::udp::socket> kept_udp;
+  a.on_boot([&](simasio::host& h) {
+    if (kept_timer) return;  // the second boot makes nothing
+    kept_timer = std::make_shared<simasio::steady_timer>(h.context(), 1s);
+    kept_acceptor = std::make_shared<sim_ip::tcp::acceptor>(h.context(), sim_ip::tcp::endpoint(sim_ip::tcp::v4(), 80));
+    kept_udp = std::make_shared<sim_ip::udp::socket>(h.context(), sim_ip::udp::endpoint(sim_ip::udp::v4(), 53));
+  });
+  w.run_for(250ms);
+  a.crash(simasio::crash_kind::power);
+  // While the host is down, its objects' operations are dropped, as any are.
+  kept_timer->async_wait([](boost::system::error_code) { BOOST_FAIL("a dead process ran a handler"); });
+  w.run_for(2s);
+  a.restart();
+  auto message = [](auto&& use) {
+    try {
+      use();
+    } catch (const simasio::usage_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string timer_use = message([&] { kept_timer->async_wait([](boost::system::error_code) {}); });
+  BOOST_TEST(timer_use.find("a steady_timer of host 'a' was used after the host restarted") != std::string::npos,
+             timer_use);
+  BOOST_TEST(timer_use.find("died in the power crash at t=0.250") != std::string::npos, timer_use);
+  BOOST_TEST(timer_use.find("create new ones in the host's on_boot") != std::string::npos);
+  const std::string accept_use = message([&] {
+    kept_acceptor->async_accept([](boost::system::error_code, sim_ip::tcp::socket) {});
+  });
+  BOOST_TEST(accept_use.find("a TCP acceptor of host 'a'") != std::string::npos, accept_use);
+  const std::string reopen = message([&] { kept_acceptor->open(sim_ip::tcp::v4()); });
+  BOOST_TEST(reopen.find("of host 'a' was used after the host restarted") != std::string::npos, reopen);
+  std::array<char, 4> buf{};
+  const std::string udp_use = message([&] { kept_udp->async_receive(asio::buffer(buf), [](auto, auto) {}); });
+  BOOST_TEST(udp_use.find("a UDP socket of host 'a'") != std::string::npos, udp_use);
+  // What the new process makes works, on the same context and port.
+  bool fired = false;
+  simasio::steady_timer fresh(a.context(), 1s);
+  fresh.async_wait([&](boost::system::error_code ec) { fired = !ec; });
+  sim_ip::tcp::acceptor again(a.context(), sim_ip::tcp::endpoint(sim_ip::tcp::v4(), 80));
+  w.run_for(2s);
+  BOOST_TEST(fired);
+  BOOST_TEST(again.is_open());
+}
+
 BOOST_AUTO_TEST_CASE(boot_runs_as_the_host_so_clocks_read_its_time) {
   simasio::world w;
   auto& a = w.add_host("a");
@@ -197,6 +254,27 @@ BOOST_AUTO_TEST_CASE(malformed_simasio_seed_is_a_clear_error) {
       BOOST_TEST(what.find("expected a whole number") != std::string::npos);
     }
   }
+}
+
+BOOST_AUTO_TEST_CASE(simasio_seed_argument_is_strict) {
+  using simasio::detail::seed_argument;
+  BOOST_TEST(seed_argument("--simasio-seed=4823", "usage").value() == 4823u);
+  BOOST_TEST(seed_argument("--simasio-seed=0x12d7", "usage").value() == 4823u);
+  BOOST_TEST(!seed_argument("--log_level=all", "usage").has_value());
+  BOOST_TEST(!seed_argument("--simasio", "usage").has_value());
+  auto message = [](std::string_view arg) {
+    try {
+      seed_argument(arg, "the program understands --simasio-seed=N");
+    } catch (const simasio::config_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  BOOST_TEST(message("--simasio-seed=").find("--simasio-seed='' is empty") != std::string::npos);
+  BOOST_TEST(message("--simasio-seed=12x").find("is not a number") != std::string::npos);
+  BOOST_TEST(message("--simasio-seed=18446744073709551616").find("is too large") != std::string::npos);
+  BOOST_TEST(message("--simasio-sed=4").find("unknown option '--simasio-sed=4': the program understands") !=
+             std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(context_outliving_its_world_is_a_clear_error_not_a_crash) {

@@ -142,6 +142,8 @@ class basic_socket : public boost::asio::socket_base {
   void bind(const endpoint_type& endpoint) {
     boost::system::error_code ec;
     bind(endpoint, ec);
+    if (ec == boost::asio::error::address_in_use)
+      detail::throw_address_in_use(ec, state(), endpoint.address().to_string(), endpoint.port());
     detail::throw_socket_error(ec, "bind");
   }
   void bind(const endpoint_type& endpoint, boost::system::error_code& ec) {

@@ -32,16 +32,9 @@ class assertion_failed : public std::runtime_error {
 inline std::optional<std::uint64_t> seed_argument() {
   auto& suite = boost::unit_test::framework::master_test_suite();
   std::optional<std::uint64_t> seed;
-  for (int i = 1; i < suite.argc; ++i) {
-    const std::string_view arg = suite.argv[i];
-    constexpr std::string_view prefix = "--simasio-seed=";
-    if (arg.substr(0, prefix.size()) == prefix) {
-      seed = detail::parse_u64(arg.substr(prefix.size()), "--simasio-seed");
-    } else if (arg.substr(0, 10) == "--simasio-") {
-      throw config_error("simasio: unknown option '" + std::string(arg) +
-                         "': the test program understands --simasio-seed=N (after --)");
-    }
-  }
+  for (int i = 1; i < suite.argc; ++i)
+    if (const auto s = detail::seed_argument(suite.argv[i], "the test program understands --simasio-seed=N (after --)"))
+      seed = s;
   return seed;
 }
 

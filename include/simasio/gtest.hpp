@@ -36,13 +36,8 @@ inline int failed_parts() {
 /// leaves flags it does not know in place).
 inline std::optional<std::uint64_t> seed_argument() {
   std::optional<std::uint64_t> seed;
-  for (const std::string& arg : ::testing::internal::GetArgvs()) {
-    constexpr std::string_view prefix = "--simasio-seed=";
-    if (std::string_view(arg).substr(0, prefix.size()) == prefix)
-      seed = detail::parse_u64(std::string_view(arg).substr(prefix.size()), "--simasio-seed");
-    else if (arg.rfind("--simasio-", 0) == 0)
-      throw config_error("simasio: unknown option '" + arg + "': the test program understands --simasio-seed=N");
-  }
+  for (const std::string& arg : ::testing::internal::GetArgvs())
+    if (const auto s = detail::seed_argument(arg, "the test program understands --simasio-seed=N")) seed = s;
   return seed;
 }
 

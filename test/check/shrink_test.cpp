@@ -86,6 +86,30 @@ BOOST_AUTO_TEST_CASE(tape_files_round_trip) {
   BOOST_TEST((back.choices == t.choices));
 }
 
+BOOST_AUTO_TEST_CASE(tape_text_parses_and_formats_back) {
+  const simasio::saved_tape t{7, {{simasio::choice_purpose::scheduler, 3, 1}, {simasio::choice_purpose::buggify, 2, 0}}};
+  const std::string text = simasio::format_tape(t);
+  const auto back = simasio::parse_tape(text, "pasted");
+  BOOST_TEST(back.seed == 7u);
+  BOOST_TEST((back.choices == t.choices));
+  // Comments, blank lines, spaces and a last line without '\n'.
+  const auto loose = simasio::parse_tape("  # saved by hand\n\nsimasio-tape 1\n  seed   0x10 # hex\nnetwork 5 4", "pasted");
+  BOOST_TEST(loose.seed == 16u);
+  BOOST_TEST(loose.choices.size() == 1u);
+  try {
+    simasio::parse_tape("simasio-tape 1\nseed 1\nseed 2\n", "pasted");
+    BOOST_FAIL("expected tape_error");
+  } catch (const simasio::tape_error& e) {
+    BOOST_TEST(std::string(e.what()).find("tape pasted line 3: a second 'seed' line") != std::string::npos, e.what());
+  }
+  try {
+    simasio::parse_tape("simasio-tape 1\nseed 1\nuser 0x 1\n", "pasted");
+    BOOST_FAIL("expected tape_error");
+  } catch (const simasio::tape_error& e) {
+    BOOST_TEST(std::string(e.what()).find("line 3: simasio: bound='0x' is not a number") != std::string::npos, e.what());
+  }
+}
+
 BOOST_AUTO_TEST_CASE(a_corrupted_tape_is_a_clear_error) {
   const std::string dir = temp_dir("simasio_tape_bad");
   std::filesystem::create_directories(dir);

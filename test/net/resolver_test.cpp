@@ -38,6 +38,23 @@ BOOST_AUTO_TEST_CASE(unknown_names_fail_with_host_not_found) {
   BOOST_TEST(!async_ec);  // never inline
   w.run();
   BOOST_TEST(async_ec == net::error::host_not_found);
+  try {  // the throwing form names the name, the asking host and the world's hosts
+    r.resolve("nowhere", "80");
+    BOOST_FAIL("expected host_not_found");
+  } catch (const boost::system::system_error& e) {
+    BOOST_TEST(e.code() == net::error::host_not_found);
+    BOOST_TEST(std::string(e.what()).find("resolve 'nowhere', '80' on host 'alpha': no host of this world is named "
+                                          "'nowhere' (its hosts: alpha; world::add_host names one)") !=
+                   std::string::npos,
+               e.what());
+  }
+  try {
+    r.resolve("alpha", "gopherish");
+    BOOST_FAIL("expected service_not_found");
+  } catch (const boost::system::system_error& e) {
+    BOOST_TEST(std::string(e.what()).find("'gopherish' is neither a port number nor a service") != std::string::npos,
+               e.what());
+  }
 }
 
 BOOST_AUTO_TEST_CASE(connect_free_function_tries_each_endpoint) {

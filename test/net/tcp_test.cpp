@@ -296,6 +296,15 @@ BOOST_AUTO_TEST_CASE(binding_a_taken_port_is_address_in_use) {
   boost::system::error_code ec;
   b.bind(tcp::endpoint(tcp::v4(), 7000), ec);
   BOOST_TEST(ec == net::error::address_in_use);
+  try {  // the throwing form names the host and the endpoint
+    tcp::acceptor c(t.server.context(), tcp::endpoint(tcp::v4(), 7000));
+    BOOST_FAIL("expected address_in_use");
+  } catch (const boost::system::system_error& e) {
+    BOOST_TEST(e.code() == net::error::address_in_use);
+    BOOST_TEST(std::string(e.what()).find("bind to 0.0.0.0:7000 on host 'server': another TCP socket of this host "
+                                          "holds that port") != std::string::npos,
+               e.what());
+  }
   a.close();
   b.bind(tcp::endpoint(tcp::v4(), 7000), ec);
   BOOST_TEST(!ec);

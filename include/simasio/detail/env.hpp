@@ -13,6 +13,12 @@ namespace simasio::detail {
 // number. @throws config_error naming @p what and the expected form.
 std::uint64_t parse_u64(std::string_view text, std::string_view what);
 
+// One argument of a test program's command line: the N of
+// `--simasio-seed=N`, or nullopt for an argument that is not simasio's.
+// @throws config_error for a malformed N or an unknown `--simasio-` option;
+// @p usage ends that message with what the program understands.
+std::optional<std::uint64_t> seed_argument(std::string_view arg, std::string_view usage);
+
 // The value of environment variable @p name parsed by parse_u64, or
 // nullopt when unset. An empty or malformed value is a config_error.
 std::optional<std::uint64_t> env_u64(const char* name);

@@ -13,6 +13,11 @@ struct host_state {
   std::uint32_t id = 0;  // creation order in its world
   bool up = true;
   bool powered = true;  // false after a power cut: the machine is silent on the network
+  // Counts crashes. Sockets and timers carry the count of their creation:
+  // one from before the latest crash belonged to a process that is gone.
+  std::uint32_t incarnation = 0;
+  std::int64_t crashed_at_ns = 0;  // world time of the latest crash
+  bool power_crash = false;        // its kind
   std::int64_t offset_ns = 0;  // host clock = world time + offset + drift
   std::int64_t drift_ppb = 0;  // parts per billion; > -1e9
   std::string name;

@@ -122,6 +122,7 @@ void start_socket_op(socket_service& svc, socket_state& s, Handler&& handler, co
   net_core& net = svc.net_checked();
   world_core& core = *ctx.core;
   core.check_thread(ctx);
+  core.check_alive(*s.ctx, s.incarnation, s.proto == transport::udp ? "UDP socket" : s.listening ? "TCP acceptor" : "TCP socket");
   using op_type = socket_op<std::decay_t<Handler>, IoExecutor, Shape, Peer>;
   auto alloc = boost::asio::get_associated_allocator(handler);
   op_type* op = new_op<op_type>(core, alloc, std::forward<Handler>(handler), io_ex, ctx, core);
@@ -153,6 +154,11 @@ std::pair<boost::system::error_code, std::size_t> run_sync(
 // Throws a system_error for a failed synchronous socket call, with a
 // message naming a blocking call inside a handler when that was the cause.
 void throw_socket_error(const boost::system::error_code& ec, const char* what);
+
+// Throws the system_error of a bind to a port in use, naming the host and
+// the endpoint.
+[[noreturn]] void throw_address_in_use(const boost::system::error_code& ec, const socket_state& s,
+                                       const std::string& address, unsigned short port);
 
 }  // namespace simasio::detail
 

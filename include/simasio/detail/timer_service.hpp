@@ -46,6 +46,7 @@ class wait_op_base : public operation {
 struct timer_impl_base {
   timer_service* service = nullptr;
   context_state* ctx = nullptr;
+  std::uint32_t incarnation = 0;  // of its host when created (host_state::incarnation)
   const char* kind = "timer";
   std::int64_t expiry_world_ns = 0;  // of the latest wait started
   wait_op_base* head = nullptr;
@@ -128,6 +129,7 @@ void timer_service::start_wait(timer_impl_base& impl, Handler&& handler, const I
   context_state& ctx = *impl.ctx;
   world_core& core = *ctx.core;
   core.check_thread(ctx);
+  core.check_alive(ctx, impl.incarnation, impl.kind);
   using op_type = wait_op<std::decay_t<Handler>, IoExecutor>;
   auto alloc = boost::asio::get_associated_allocator(handler);
   op_type* op = new_op<op_type>(core, alloc, std::forward<Handler>(handler), io_ex, ctx, core);

@@ -117,6 +117,15 @@ class world_core {
       wrong_thread(ctx, here);
   }
 
+  // An object (socket, acceptor, timer) created before its host's latest
+  // crash belongs to the process that died: using it once the host is up
+  // again is a usage_error naming the crash. While the host is down, its
+  // operations are dropped like any other.
+  void check_alive(const context_state& ctx, std::uint32_t incarnation, const char* what) const {
+    if (incarnation != ctx.host->incarnation && ctx.host->up) [[unlikely]]
+      from_dead_process(ctx, what);
+  }
+
   // A new operation: counts one unit of work and queues it.
   void post_new(context_state& ctx, operation* op) {
     ++ctx.work;
@@ -209,6 +218,7 @@ class world_core {
   bool advance(duration deadline);
   bool any_live_work() const noexcept;
   [[noreturn]] void wrong_thread(const context_state& ctx, const world_core* here) const;
+  [[noreturn]] void from_dead_process(const context_state& ctx, const char* what) const;
   void check_escapes();
   void check_escapes_slice();
   void check_escape(const context_state& ctx);

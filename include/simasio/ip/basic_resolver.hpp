@@ -23,6 +23,10 @@ boost::system::error_code lookup(simasio::detail::net_core& net, std::uint32_t f
                                  boost::asio::ip::address& out);
 // A service name or number as a port (service_not_found when unknown).
 boost::system::error_code lookup_service(std::string_view service, std::uint16_t& port);
+// Throws the system_error of a failed resolve() from `from_host`: the
+// message names what was asked, and for an unknown name the world's hosts.
+[[noreturn]] void throw_lookup_failure(const boost::system::error_code& ec, simasio::detail::net_core& net,
+                                       std::uint32_t from_host, std::string_view host, std::string_view service);
 }  // namespace detail
 
 /// Asio's `basic_resolver` over the world: resolves the names of the
@@ -54,19 +58,14 @@ class basic_resolver : public boost::asio::ip::resolver_base {
   executor_type get_executor() noexcept { return ex_; }
   void cancel() {}
 
-  results_type resolve(std::string_view host, std::string_view service) {
-    boost::system::error_code ec;
-    results_type r = resolve(host, service, ec);
-    simasio::detail::throw_socket_error(ec, "resolve");
-    return r;
-  }
+  results_type resolve(std::string_view host, std::string_view service) { return resolve(host, service, flags()); }
   results_type resolve(std::string_view host, std::string_view service, boost::system::error_code& ec) {
     return resolve(host, service, flags(), ec);
   }
   results_type resolve(std::string_view host, std::string_view service, flags f) {
     boost::system::error_code ec;
     results_type r = resolve(host, service, f, ec);
-    simasio::detail::throw_socket_error(ec, "resolve");
+    if (ec) detail::throw_lookup_failure(ec, service_->net_checked(), service_->ctx().host->id, host, service);
     return r;
   }
   results_type resolve(std::string_view host, std::string_view service, flags, boost::system::error_code& ec) {

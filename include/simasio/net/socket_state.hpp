@@ -91,6 +91,7 @@ struct socket_state {
   std::uint64_t id = 0;
   transport proto = transport::tcp;
   context_state* ctx = nullptr;
+  std::uint32_t incarnation = 0;  // of its host when created (host_state::incarnation)
   bool open = false;
   bool v6 = false;
   bool bound = false;

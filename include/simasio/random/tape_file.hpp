@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace simasio {
@@ -26,11 +27,20 @@ struct saved_tape {
   std::vector<choice> choices;
 };
 
+/// The text of @p tape in the format above (what save_tape writes).
+std::string format_tape(const saved_tape& tape);
+
+/// Parses a tape's text, e.g. one pasted into a test. @p source names
+/// where the text came from, for the message.
+/// @throws tape_error naming the source, the line and the problem (unknown
+/// version, malformed line, value not below its bound, no or two seeds).
+saved_tape parse_tape(std::string_view text, const std::string& source = "text");
+
 /// Writes @p tape to @p path. @throws tape_error if the file cannot be written.
 void save_tape(const std::string& path, const saved_tape& tape);
 
-/// Reads a tape. @throws tape_error naming the file, the line and the
-/// problem (unknown version, malformed line, value not below its bound).
+/// Reads a tape file: parse_tape of its contents, naming the file.
+/// @throws tape_error if it cannot be read or does not parse.
 saved_tape load_tape(const std::string& path);
 
 /// Draws that deviate from the polite choice (value != 0).
