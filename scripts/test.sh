@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test.sh — install what is missing, build, and run the whole test suite:
-# the optimised build, an ASan+UBSan build, and a clang build where clang++ is installed.
+# the optimised build, an ASan+UBSan build, and a clang build (which also
+# fuzzes each libFuzzer target for SIMASIO_FUZZ_SECONDS, 60 by default).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 simasio_install_deps

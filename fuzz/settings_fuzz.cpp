@@ -1,0 +1,149 @@
+// settings_fuzz.cpp — SIMASIO_* variables, sharding variables and the
+// --simasio-seed argument, read by check()
+//
+// Each input line sets one setting: its first byte modulo 12 picks which
+// ('0'..'9' the variables below in order, ':' a command-line argument, ';'
+// the text of a SIMASIO_TAPE file with '\' for line breaks), the rest is
+// the value. Properties:
+//  - parse_u64 agrees with std::from_chars (decimal, or hex after 0x);
+//  - check() either sweeps, or throws a config_error/tape_error whose
+//    message names a setting that was given;
+//  - SIMASIO_SEED=N, when it parses, runs exactly seed N.
+#include "fuzz_support.hpp"
+
+#include <simasio/detail/env.hpp>
+
+#include <charconv>
+#include <cstdio>
+#include <cstdint>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unistd.h>
+#include <vector>
+
+namespace {
+
+using simasio_fuzz::broken;
+
+constexpr const char* variables[] = {
+    "SIMASIO_SEED",      "SIMASIO_SEEDS",    "SIMASIO_JOBS",       "SIMASIO_VERIFY",    "SIMASIO_LOG",
+    "SIMASIO_TAPE_MISMATCH", "TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX", "GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX",
+};
+constexpr std::size_t variable_count = std::size(variables);
+// Two more choices: a command-line argument, and the text of a tape file
+// for SIMASIO_TAPE (with '\' standing for a line break).
+constexpr std::size_t argument_choice = variable_count;
+constexpr std::size_t tape_choice = variable_count + 1;
+
+// What parse_u64 must accept: whole decimal, or hexadecimal after a 0x/0X
+// prefix that leaves at least one digit.
+std::optional<std::uint64_t> reference_u64(std::string_view s) {
+  int base = 10;
+  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+    base = 16;
+    s.remove_prefix(2);
+  }
+  if (s.empty() || s[0] == '-' || s[0] == '+') return std::nullopt;
+  std::uint64_t v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
+  if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+void agree(const std::string& text) {
+  const auto want = reference_u64(text);
+  try {
+    const std::uint64_t got = simasio::detail::parse_u64(text, "X");
+    if (!want || *want != got) broken("parse_u64 accepted '" + text + "' as " + std::to_string(got));
+  } catch (const simasio::config_error& e) {
+    if (want) broken("parse_u64 refused '" + text + "': " + e.what());
+    if (std::string_view(e.what()).find("X='") == std::string_view::npos) broken("message: " + std::string(e.what()));
+  }
+}
+
+// The SIMASIO_TAPE file of this process, removed when it exits.
+const std::string& tape_path() {
+  struct file {
+    std::string path = "/tmp/simasio_settings_fuzz_" + std::to_string(::getpid()) + ".tape";
+    ~file() { std::remove(path.c_str()); }
+  };
+  static const file f;
+  return f.path;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  for (const char* v : variables) ::unsetenv(v);
+  ::unsetenv("SIMASIO_TAPE");
+  ::unsetenv("TEST_SHARD_STATUS_FILE");
+  std::vector<std::string> given;  // names that may appear in a message
+  std::vector<std::string> arguments;
+  std::string_view in(reinterpret_cast<const char*>(data), size);
+  while (!in.empty()) {
+    const std::size_t end = in.find('\n');
+    std::string_view line = in.substr(0, end);
+    in.remove_prefix(end == std::string_view::npos ? in.size() : end + 1);
+    if (line.empty()) continue;
+    const std::size_t which = static_cast<unsigned char>(line[0]) % (variable_count + 2);
+    // An environment value ends at its first NUL.
+    std::string value(line.substr(1));
+    value = value.substr(0, value.find('\0'));
+    if (which == argument_choice) {
+      arguments.push_back(value);
+    } else if (which == tape_choice) {
+      for (char& c : value)
+        if (c == '\\') c = '\n';
+      std::ofstream(tape_path(), std::ios::binary | std::ios::trunc) << value;
+      ::setenv("SIMASIO_TAPE", tape_path().c_str(), 1);
+      given.push_back("tape");
+    } else {
+      ::setenv(variables[which], value.c_str(), 1);
+      given.push_back(variables[which]);
+      if (which <= 3 || which >= 6) agree(value);
+    }
+  }
+  // Keep a run short: a sweep of thousands of seeds or threads is valid
+  // but only costs time here.
+  for (const char* v : {"SIMASIO_SEEDS", "SIMASIO_JOBS"}) {
+    const char* text = std::getenv(v);
+    const auto n = text != nullptr ? reference_u64(text) : std::nullopt;
+    if (n && *n > (v[8] == 'S' ? 64u : 3u)) return 0;
+  }
+
+  std::optional<std::uint64_t> seed_arg;
+  try {
+    for (const std::string& a : arguments)
+      if (const auto s = simasio::detail::seed_argument(a, "the fuzz target understands --simasio-seed=N")) seed_arg = s;
+  } catch (const simasio::config_error& e) {
+    if (std::string_view(e.what()).find("--simasio-") == std::string_view::npos)
+      broken("argument message: " + std::string(e.what()));
+  }
+
+  simasio::check_options opts;
+  opts.seeds = 3;
+  opts.print = false;
+  opts.shrink = false;
+  opts.artifacts = false;
+  if (seed_arg) {
+    opts.first_seed = *seed_arg;
+    opts.seeds = 1;
+  }
+  try {
+    const simasio::check_result r = simasio::check(simasio_fuzz::small_scenario, opts);
+    const char* seed = std::getenv("SIMASIO_SEED");
+    if (seed != nullptr && std::getenv("SIMASIO_TAPE") == nullptr && r.runs != 1)
+      broken("SIMASIO_SEED=" + std::string(seed) + " ran " + std::to_string(r.runs) + " seeds");
+  } catch (const simasio::config_error& e) {
+    bool named = false;
+    for (const std::string& g : given) named = named || std::string_view(e.what()).find(g) != std::string_view::npos;
+    if (!named) broken("config_error names no given setting: " + std::string(e.what()));
+  } catch (const simasio::tape_error& e) {
+    if (std::string_view(e.what()).find(tape_path()) == std::string_view::npos &&
+        std::string_view(e.what()).find("does not fit") == std::string_view::npos)
+      broken("tape_error names neither the file nor the mismatch: " + std::string(e.what()));
+  }
+  return 0;
+}

@@ -1,0 +1,43 @@
+// tape_fuzz.cpp — the tape parser, and replaying whatever it accepts
+//
+// Any text either parses or is a tape_error that names its source; a tape
+// that parses formats back to itself, and replays against a small scenario
+// under each mismatch policy with no crash: it fits, or the replay stops
+// with a tape_error (policy fail), or it continues (seeded, polite).
+#include "fuzz_support.hpp"
+
+#include <simasio/random/tape_file.hpp>
+
+#include <cstdint>
+#include <string_view>
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using simasio_fuzz::broken;
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  simasio::saved_tape tape;
+  try {
+    tape = simasio::parse_tape(text, "input");
+  } catch (const simasio::tape_error& e) {
+    if (std::string_view(e.what()).substr(0, 19) != "simasio: tape input") broken("message: " + std::string(e.what()));
+    return 0;
+  }
+  for (const simasio::choice& c : tape.choices)
+    if (c.value >= c.bound) broken("accepted a value not below its bound");
+  const simasio::saved_tape again = simasio::parse_tape(simasio::format_tape(tape), "formatted");
+  if (again.seed != tape.seed || again.choices != tape.choices) broken("format_tape does not parse back to the tape");
+
+  simasio::world_options opts;
+  opts.seed = tape.seed;
+  opts.replay_tape = std::make_shared<const std::vector<simasio::choice>>(tape.choices);
+  opts.on_tape_mismatch = static_cast<simasio::tape_mismatch>(tape.seed % 3);
+  const bool may_stop = opts.on_tape_mismatch == simasio::tape_mismatch::fail;
+  try {
+    simasio::world w(opts);
+    simasio_fuzz::small_scenario(w);
+  } catch (const simasio::tape_error& e) {
+    if (!may_stop) broken("a replay with a continuing policy stopped: " + std::string(e.what()));
+    if (std::string_view(e.what()).find("does not fit this program") == std::string_view::npos)
+      broken("mismatch message: " + std::string(e.what()));
+  }
+  return 0;
+}
