@@ -9,6 +9,9 @@
 //    and never more than it wrote (every byte's value says where it
 //    belongs);
 //  - UDP: a datagram arrives whole, as it was sent;
+//  - TCP, once every fault is gone and 130 s pass: a connection whose two sides
+//    saw no error and were not closed, shut down or cancelled has
+//    delivered everything both sides wrote;
 //  - a timer's successful wait never ends before its expiry;
 //  - the same program runs twice to the same trace hash and the same counts;
 //  - no crash, no leak, no sanitizer report, no exception from simasio.
@@ -56,8 +59,9 @@ struct side {
   bool client;
   std::uint32_t conn = 0;  // known to a server after four bytes
   bool connected = false, writing = false, reading = false;
-  std::uint64_t sent = 0, received = 0;  // bytes queued for writing / read
+  std::uint64_t sent = 0, received = 0;  // bytes written (or being written) / read
   std::size_t chunk = 512;               // bytes asked for by each read
+  bool troubled = false;                 // saw an error, or was closed, shut down or cancelled
   std::vector<std::uint8_t> out;
   std::array<std::uint8_t, 4096> in{};
 
@@ -97,10 +101,7 @@ constexpr std::size_t host_count = 3;
 class harness {
  public:
   explicit harness(input in) : in_(in), w_(options()) {
-    simasio::link_config link;
-    link.min_latency = 100us;
-    link.max_latency = 20ms;
-    w_.net().configure(link);
+    w_.net().configure(clean_link());
     w_.net().set_tcp_user_timeout(3s);
     w_.net().set_connect_timeout(2s);
     for (std::size_t i = 0; i < host_count; ++i) {
@@ -109,16 +110,39 @@ class harness {
     }
   }
 
-  // Plays the program, heals everything and lets it settle.
+  // Plays the program, then takes every fault away and lets the world
+  // settle for longer than the longest retransmission backoff (120 s).
   void play() {
     for (int ops = 0; ops < 400 && !in_.empty(); ++ops) step();
     w_.net().heal();
+    w_.net().configure(clean_link());
     for (auto* a : hosts_)
       for (auto* b : hosts_)
-        if (a != b) w_.net().release(*a, *b);
+        if (a != b) {
+          w_.net().release(*a, *b);
+          w_.net().configure(*a, *b, clean_link());
+        }
     for (auto* h : hosts_)
       if (!h->up()) h->restart();
-    w_.run_for(10s);
+    w_.run_for(130s);
+    check_complete();
+  }
+
+  // Connections whose sides both lived on untroubled delivered everything.
+  void check_complete() const {
+    std::map<std::uint32_t, std::pair<const side*, const side*>> by_conn;  // client, server
+    for (const auto& p : live_)
+      for (const auto& s : p->sides)
+        if (s->connected && !s->troubled && (s->client || s->received >= 4))
+          (s->client ? by_conn[s->conn].first : by_conn[s->conn].second) = s.get();
+    for (const auto& [conn, ends] : by_conn) {
+      const auto [client, server] = ends;
+      if (client == nullptr || server == nullptr) continue;
+      if (client->writing || server->writing || client->received != server->sent || server->received != client->sent)
+        broken("connection " + std::to_string(conn) + " healed and quiet for 130 s, yet undelivered: the client read " +
+               std::to_string(client->received) + " of " + std::to_string(server->sent) + " bytes, the server " +
+               std::to_string(server->received) + " of " + std::to_string(client->sent) + "; " + w_.pending_report());
+    }
   }
 
   std::uint64_t hash() const { return w_.trace_hash(); }
@@ -128,8 +152,15 @@ class harness {
   simasio::world_options options() {
     simasio::world_options o;
     o.seed = in_.byte();
-    o.max_steps = 2'000'000;
+    o.max_steps = 5'000'000;  // far above what the caps below allow
     return o;
+  }
+
+  static simasio::link_config clean_link() {
+    simasio::link_config link;
+    link.min_latency = 100us;
+    link.max_latency = 20ms;
+    return link;
   }
 
   simasio::host& any_host() { return *hosts_[in_.below(host_count)]; }
@@ -159,18 +190,21 @@ class harness {
       case 7:
         if (side* s = pick_side(of(any_host()))) {
           boost::system::error_code ec;
+          s->troubled = true;
           s->socket.close(ec);
         }
         break;
       case 8:
         if (side* s = pick_side(of(any_host()))) {
           boost::system::error_code ec;
+          s->troubled = true;
           s->socket.shutdown(tcp::socket::shutdown_send, ec);
         }
         break;
       case 9:
         if (side* s = pick_side(of(any_host()))) {
           boost::system::error_code ec;
+          s->troubled = true;
           s->socket.cancel(ec);
         }
         break;
@@ -282,6 +316,7 @@ class harness {
     const tcp::endpoint peer(to.address(), static_cast<unsigned short>(80 + in_.below(2)));
     s->socket.async_connect(peer, [this, s](boost::system::error_code ec) {
       if (ec) {
+        s->troubled = true;
         ++tally_.errors;
         return;
       }
@@ -294,16 +329,23 @@ class harness {
   void write(simasio::host& h) {
     std::shared_ptr<side> s = pick_side_shared(of(h));
     const std::size_t n = 1 + std::size_t{in_.byte()} * 37;
-    if (!s || !s->connected || s->writing || (!s->client && s->received < 4)) return;
-    if (!s->client && s->conn == 0) return;
+    if (!s || !s->connected || s->writing || s->troubled || (!s->client && s->received < 4)) return;
+    if (written_total_ + n > max_written) return;  // keeps a program's run short
+    written_total_ += n;
+    const std::uint64_t start = s->sent;
     s->out.resize(n);
-    for (std::size_t i = 0; i < n; ++i) s->out[i] = s->outgoing(s->sent + i);
-    s->sent += n;
+    for (std::size_t i = 0; i < n; ++i) s->out[i] = s->outgoing(start + i);
+    s->sent = start + n;  // an upper bound until the write ends
     written_[{s->conn, s->client}] = s->sent;
     s->writing = true;
-    net::async_write(s->socket, net::buffer(s->out), [this, s](boost::system::error_code ec, std::size_t) {
+    net::async_write(s->socket, net::buffer(s->out), [this, s, start](boost::system::error_code ec, std::size_t n) {
       s->writing = false;
-      if (ec) ++tally_.errors;
+      s->sent = start + n;  // a cancelled write may have sent part
+      written_[{s->conn, s->client}] = s->sent;
+      if (ec) {
+        s->troubled = true;
+        ++tally_.errors;
+      }
     });
   }
 
@@ -311,7 +353,7 @@ class harness {
   // cancel) stopped it.
   void read(simasio::host& h) {
     std::shared_ptr<side> s = pick_side_shared(of(h));
-    const std::size_t n = 1 + std::size_t{in_.byte()} * 16;
+    const std::size_t n = 64 + std::size_t{in_.byte()} * 16;
     if (!s || !s->connected) return;
     s->chunk = n;
     read_loop(s);
@@ -325,6 +367,7 @@ class harness {
       s->reading = false;
       if (ec && got != 0) broken("a failed read returned bytes");
       if (ec) {
+        s->troubled = true;
         ++tally_.errors;
         return;
       }
@@ -416,6 +459,8 @@ class harness {
   std::vector<std::unique_ptr<process>> live_;  // by host id
   std::map<std::pair<std::uint32_t, bool>, std::uint64_t> written_;  // (connection, client side) -> bytes
   std::uint32_t next_conn_ = 1, next_datagram_ = 1;
+  static constexpr std::uint64_t max_written = 256 * 1024;  // bytes per program, both directions
+  std::uint64_t written_total_ = 0;
   counts tally_;
 };
 

@@ -26,18 +26,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const simasio::saved_tape again = simasio::parse_tape(simasio::format_tape(tape), "formatted");
   if (again.seed != tape.seed || again.choices != tape.choices) broken("format_tape does not parse back to the tape");
 
-  simasio::world_options opts;
-  opts.seed = tape.seed;
-  opts.replay_tape = std::make_shared<const std::vector<simasio::choice>>(tape.choices);
-  opts.on_tape_mismatch = static_cast<simasio::tape_mismatch>(tape.seed % 3);
-  const bool may_stop = opts.on_tape_mismatch == simasio::tape_mismatch::fail;
-  try {
-    simasio::world w(opts);
-    simasio_fuzz::small_scenario(w);
-  } catch (const simasio::tape_error& e) {
-    if (!may_stop) broken("a replay with a continuing policy stopped: " + std::string(e.what()));
-    if (std::string_view(e.what()).find("does not fit this program") == std::string_view::npos)
-      broken("mismatch message: " + std::string(e.what()));
+  for (const auto policy : {simasio::tape_mismatch::fail, simasio::tape_mismatch::seeded, simasio::tape_mismatch::polite}) {
+    simasio::world_options opts;
+    opts.seed = tape.seed;
+    opts.replay_tape = std::make_shared<const std::vector<simasio::choice>>(tape.choices);
+    opts.on_tape_mismatch = policy;
+    try {
+      simasio::world w(opts);
+      simasio_fuzz::small_scenario(w);
+    } catch (const simasio::tape_error& e) {
+      if (policy != simasio::tape_mismatch::fail)
+        broken("a replay with a continuing policy stopped: " + std::string(e.what()));
+      if (std::string_view(e.what()).find("does not fit this program") == std::string_view::npos)
+        broken("mismatch message: " + std::string(e.what()));
+    }
   }
   return 0;
 }

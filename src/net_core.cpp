@@ -662,6 +662,7 @@ bool net_core::try_write(socket_state& s, sock_op& op) {
 
 boost::system::error_code net_core::send_to(socket_state& s, std::span<const boost::asio::const_buffer> data,
                                             const net_endpoint& to, std::size_t& bytes) {
+  core_.check_alive(*s.ctx, s.incarnation, "UDP socket");  // before anything is sent
   bytes = 0;
   if (!s.open) return aerr::bad_descriptor;
   std::size_t size = 0;

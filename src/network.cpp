@@ -116,10 +116,14 @@ void throw_lookup_failure(const boost::system::error_code& ec, simasio::detail::
                      net.host_name(from_host) + "'";
   if (ec == boost::asio::error::host_not_found) {
     what += ": no host of this world is named '" + std::string(host) + "' (its hosts:";
-    for (std::uint32_t id = 0; id < net.host_count(); ++id) what += (id ? ", " : " ") + net.host_name(id);
+    constexpr std::uint32_t shown = 20;
+    for (std::uint32_t id = 0; id < net.host_count() && id < shown; ++id) what += (id ? ", " : " ") + net.host_name(id);
+    if (net.host_count() > shown) what += " and " + std::to_string(net.host_count() - shown) + " more";
     what += "; world::add_host names one)";
   } else if (ec == boost::asio::error::service_not_found) {
-    what += ": '" + std::string(service) + "' is neither a port number nor a service simasio knows (use the number)";
+    const bool digits = !service.empty() && service.find_first_not_of("0123456789") == std::string_view::npos;
+    what += digits ? ": port " + std::string(service) + " is out of range (0 to 65535)"
+                   : ": '" + std::string(service) + "' is neither a port number nor a service simasio knows (use the number)";
   }
   throw boost::system::system_error(ec, what);
 }

@@ -153,10 +153,15 @@ void throw_socket_error(const boost::system::error_code& ec, const char* what) {
 
 void throw_address_in_use(const boost::system::error_code& ec, const socket_state& s, const std::string& address,
                           unsigned short port) {
-  throw boost::system::system_error(
-      ec, "simasio: bind to " + address + ":" + std::to_string(port) + " on host '" + s.ctx->host->name +
-              "': another " + (s.proto == transport::udp ? "UDP" : "TCP") +
-              " socket of this host holds that port (close it first, or bind port 0 for a free one)");
+  const std::string where = (address.find(':') != std::string::npos ? "[" + address + "]" : address) + ":" +
+                            std::to_string(port) + " on host '" + s.ctx->host->name + "'";
+  const char* proto = s.proto == transport::udp ? "UDP" : "TCP";
+  if (port == 0)
+    throw boost::system::system_error(ec, "simasio: bind to " + where + ": every ephemeral " + std::string(proto) +
+                                              " port of this host is taken (close sockets you no longer use)");
+  throw boost::system::system_error(ec, "simasio: bind to " + where + ": another " + std::string(proto) +
+                                            " socket of this host holds that port (close it first, or bind port 0 "
+                                            "for a free one)");
 }
 
 }  // namespace simasio::detail

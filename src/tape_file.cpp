@@ -30,7 +30,10 @@ std::uint64_t number(const std::string& source, std::size_t line, const std::str
   try {
     return detail::parse_u64(text, what);
   } catch (const config_error& e) {
-    fail(source, line, e.what());
+    std::string why = e.what();
+    constexpr std::string_view prefix = "simasio: ";
+    if (why.compare(0, prefix.size(), prefix) == 0) why.erase(0, prefix.size());
+    fail(source, line, why);
   }
 }
 }  // namespace
@@ -57,9 +60,10 @@ saved_tape parse_tape(std::string_view text, const std::string& source) {
     std::string first;
     if (!(words >> first)) continue;
     if (!header) {
-      std::string version;
+      std::string version, extra;
       if (first != "simasio-tape" || !(words >> version))
         fail(source, n, "not a simasio tape (it must start with 'simasio-tape 1')");
+      if (words >> extra) fail(source, n, "expected 'simasio-tape <version>', found more after the version");
       if (version != "1") fail(source, n, "tape format version " + version + " is not supported (this simasio reads 1)");
       header = true;
       continue;

@@ -81,6 +81,7 @@ void timer_service::move_construct(timer_impl_base& to, timer_impl_base& from) n
   to.head = from.head;
   to.tail = from.tail;
   from.head = from.tail = nullptr;
+  from.incarnation = from.ctx->host->incarnation;  // a moved-from timer is as good as new
   for (wait_op_base* op = to.head; op != nullptr; op = op->next_) op->impl_ = &to;
 }
 
@@ -183,6 +184,7 @@ void sync_wait(timer_impl_base& impl, std::int64_t expiry_world_ns, boost::syste
     ec = error::would_block;
     return;
   }
+  core->check_alive(*impl.ctx, impl.incarnation, impl.kind);
   if (!impl.ctx->host->up) {
     ec = error::host_down;
     return;

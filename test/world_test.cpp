@@ -174,11 +174,13 @@ BOOST_AUTO_TEST_CASE(objects_of_a_crashed_process_used_after_restart_are_named) 
   std::shared_ptr<simasio::steady_timer> kept_timer;
   std::shared_ptr<sim_ip::tcp::acceptor> kept_acceptor;
   std::shared_ptr<sim_ip::udp::socket> kept_udp;
+  std::shared_ptr<sim_ip::tcp::socket> kept_socket;
   a.on_boot([&](simasio::host& h) {
     if (kept_timer) return;  // the second boot makes nothing
     kept_timer = std::make_shared<simasio::steady_timer>(h.context(), 1s);
     kept_acceptor = std::make_shared<sim_ip::tcp::acceptor>(h.context(), sim_ip::tcp::endpoint(sim_ip::tcp::v4(), 80));
     kept_udp = std::make_shared<sim_ip::udp::socket>(h.context(), sim_ip::udp::endpoint(sim_ip::udp::v4(), 53));
+    kept_socket = std::make_shared<sim_ip::tcp::socket>(h.context());
   });
   w.run_for(250ms);
   a.crash(simasio::crash_kind::power);
@@ -208,6 +210,22 @@ BOOST_AUTO_TEST_CASE(objects_of_a_crashed_process_used_after_restart_are_named) 
   std::array<char, 4> buf{};
   const std::string udp_use = message([&] { kept_udp->async_receive(asio::buffer(buf), [](auto, auto) {}); });
   BOOST_TEST(udp_use.find("a UDP socket of host 'a'") != std::string::npos, udp_use);
+  // A send is refused before anything goes out.
+  const std::string udp_send = message([&] {
+    kept_udp->send_to(asio::buffer(buf), sim_ip::udp::endpoint(a.address(), 53));
+  });
+  BOOST_TEST(udp_send.find("a UDP socket of host 'a'") != std::string::npos, udp_send);
+  // A stale socket cannot take a connection from a new acceptor either.
+  sim_ip::tcp::acceptor fresh_acceptor(a.context(), sim_ip::tcp::endpoint(sim_ip::tcp::v4(), 81));
+  const std::string accept_into = message([&] {
+    fresh_acceptor.async_accept(*kept_socket, [](boost::system::error_code) {});
+  });
+  BOOST_TEST(accept_into.find("a TCP socket of host 'a'") != std::string::npos, accept_into);
+  // A timer moved from is as good as new.
+  simasio::steady_timer moved_to(std::move(*kept_timer));
+  bool moved_fired = false;
+  kept_timer->expires_after(1s);
+  kept_timer->async_wait([&](boost::system::error_code ec) { moved_fired = !ec; });
   // What the new process makes works, on the same context and port.
   bool fired = false;
   simasio::steady_timer fresh(a.context(), 1s);
@@ -215,6 +233,7 @@ BOOST_AUTO_TEST_CASE(objects_of_a_crashed_process_used_after_restart_are_named) 
   sim_ip::tcp::acceptor again(a.context(), sim_ip::tcp::endpoint(sim_ip::tcp::v4(), 80));
   w.run_for(2s);
   BOOST_TEST(fired);
+  BOOST_TEST(moved_fired);
   BOOST_TEST(again.is_open());
 }
 

@@ -185,6 +185,13 @@ class basic_socket_acceptor : public boost::asio::socket_base {
     listen();
   }
 
+  // A socket of a crashed process must not take a connection either.
+  template <typename Peer>
+  static void check_peer_alive(Peer& peer) {
+    const detail::socket_state& s = peer.state();
+    if (s.ctx->core != nullptr) s.ctx->core->check_alive(*s.ctx, s.incarnation, "TCP socket");
+  }
+
   template <typename Peer>
   static void prepare_accept(detail::sock_op& op, Peer& peer, endpoint_type* peer_endpoint) {
     op.accept_into_ = &peer.state();
@@ -200,6 +207,7 @@ class basic_socket_acceptor : public boost::asio::socket_base {
       ec = boost::asio::error::already_open;
       return;
     }
+    check_peer_alive(peer);
     ec = detail::run_sync(*sock_.service_, [&](auto done) {
            detail::start_socket_op<detail::completes_with::ec_bytes>(
                *sock_.service_, sock_.state(), std::move(done), sock_.ex_, detail::sock_op::kind::accept,
@@ -216,6 +224,7 @@ class basic_socket_acceptor : public boost::asio::socket_base {
     return boost::asio::async_initiate<Token, void(boost::system::error_code)>(
         [this](auto&& handler, Peer* peer, endpoint_type* peer_endpoint) {
           const bool already_open = peer->is_open();
+          check_peer_alive(*peer);
           detail::start_socket_op<detail::completes_with::ec>(
               *sock_.service_, sock_.state(), std::forward<decltype(handler)>(handler), sock_.ex_,
               detail::sock_op::kind::accept,

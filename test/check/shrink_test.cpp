@@ -96,6 +96,7 @@ BOOST_AUTO_TEST_CASE(tape_text_parses_and_formats_back) {
   const auto loose = simasio::parse_tape("  # saved by hand\n\nsimasio-tape 1\n  seed   0x10 # hex\nnetwork 5 4", "pasted");
   BOOST_TEST(loose.seed == 16u);
   BOOST_TEST(loose.choices.size() == 1u);
+  BOOST_CHECK_THROW(simasio::parse_tape("simasio-tape 1 extra\nseed 1\n", "pasted"), simasio::tape_error);
   try {
     simasio::parse_tape("simasio-tape 1\nseed 1\nseed 2\n", "pasted");
     BOOST_FAIL("expected tape_error");
@@ -106,7 +107,7 @@ BOOST_AUTO_TEST_CASE(tape_text_parses_and_formats_back) {
     simasio::parse_tape("simasio-tape 1\nseed 1\nuser 0x 1\n", "pasted");
     BOOST_FAIL("expected tape_error");
   } catch (const simasio::tape_error& e) {
-    BOOST_TEST(std::string(e.what()).find("line 3: simasio: bound='0x' is not a number") != std::string::npos, e.what());
+    BOOST_TEST(std::string(e.what()).find("line 3: bound='0x' is not a number") != std::string::npos, e.what());
   }
 }
 

@@ -55,6 +55,22 @@ BOOST_AUTO_TEST_CASE(unknown_names_fail_with_host_not_found) {
     BOOST_TEST(std::string(e.what()).find("'gopherish' is neither a port number nor a service") != std::string::npos,
                e.what());
   }
+  try {
+    r.resolve("alpha", "65536");
+    BOOST_FAIL("expected service_not_found");
+  } catch (const boost::system::system_error& e) {
+    BOOST_TEST(std::string(e.what()).find("port 65536 is out of range (0 to 65535)") != std::string::npos, e.what());
+  }
+  // A big world lists its first 20 hosts.
+  for (int i = 0; i < 24; ++i) w.add_host("extra" + std::to_string(i));
+  try {
+    r.resolve("nowhere", "80");
+    BOOST_FAIL("expected host_not_found");
+  } catch (const boost::system::system_error& e) {
+    const std::string what = e.what();
+    BOOST_TEST(what.find("extra18 and 5 more;") != std::string::npos, what);
+    BOOST_TEST(what.find("extra19") == std::string::npos, what);
+  }
 }
 
 BOOST_AUTO_TEST_CASE(connect_free_function_tries_each_endpoint) {
