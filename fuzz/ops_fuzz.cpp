@@ -17,6 +17,7 @@
 //  - no crash, no leak, no sanitizer report, no exception from simasio.
 #include "fuzz_support.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -355,7 +356,7 @@ class harness {
     std::shared_ptr<side> s = pick_side_shared(of(h));
     const std::size_t n = 64 + std::size_t{in_.byte()} * 16;
     if (!s || !s->connected) return;
-    s->chunk = n;
+    s->chunk = std::min(n, s->in.size());
     read_loop(s);
   }
 
