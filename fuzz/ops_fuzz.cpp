@@ -166,17 +166,14 @@ class harness {
 
   simasio::host& any_host() { return *hosts_[in_.below(host_count)]; }
   process& of(const simasio::host& h) { return *live_[h.id()]; }
-  side* pick_side(process& p) {
-    const std::uint8_t b = in_.byte();
-    return p.sides.empty() ? nullptr : p.sides[b % p.sides.size()].get();
-  }
-  std::shared_ptr<side> pick_side_shared(process& p) {
+  std::shared_ptr<side> pick_side(process& p) {
     const std::uint8_t b = in_.byte();
     return p.sides.empty() ? nullptr : p.sides[b % p.sides.size()];
   }
 
   void step() {
-    switch (in_.below(22)) {
+    const std::size_t op = in_.below(22);
+    switch (op) {
       case 0: listen(any_host()); break;
       case 1:
       case 2: {
@@ -189,26 +186,8 @@ class harness {
       case 5:
       case 6: read(any_host()); break;
       case 7:
-        if (side* s = pick_side(of(any_host()))) {
-          boost::system::error_code ec;
-          s->troubled = true;
-          s->socket.close(ec);
-        }
-        break;
       case 8:
-        if (side* s = pick_side(of(any_host()))) {
-          boost::system::error_code ec;
-          s->troubled = true;
-          s->socket.shutdown(tcp::socket::shutdown_send, ec);
-        }
-        break;
-      case 9:
-        if (side* s = pick_side(of(any_host()))) {
-          boost::system::error_code ec;
-          s->troubled = true;
-          s->socket.cancel(ec);
-        }
-        break;
+      case 9: disturb(op, any_host()); break;
       case 10: start_timer(any_host()); break;
       case 11: {
         auto& p = of(any_host());
@@ -259,6 +238,18 @@ class harness {
       case 20: configure(); break;
       case 21: w_.run_for(std::chrono::milliseconds(in_.byte()) * 4); break;
     }
+  }
+
+  // Closes (7), half-closes (8) or cancels (9) a side: from then on it may
+  // not deliver everything.
+  void disturb(std::size_t op, simasio::host& h) {
+    const std::shared_ptr<side> s = pick_side(of(h));
+    if (!s) return;
+    s->troubled = true;
+    boost::system::error_code ec;
+    if (op == 7) s->socket.close(ec);
+    else if (op == 8) s->socket.shutdown(tcp::socket::shutdown_send, ec);
+    else s->socket.cancel(ec);
   }
 
   void configure() {
@@ -328,7 +319,7 @@ class harness {
   }
 
   void write(simasio::host& h) {
-    std::shared_ptr<side> s = pick_side_shared(of(h));
+    std::shared_ptr<side> s = pick_side(of(h));
     const std::size_t n = 1 + std::size_t{in_.byte()} * 37;
     if (!s || !s->connected || s->writing || s->troubled || (!s->client && s->received < 4)) return;
     if (written_total_ + n > max_written) return;  // keeps a program's run short
@@ -353,7 +344,7 @@ class harness {
   // Sets a side's read size; starts its read loop again if an error (a
   // cancel) stopped it.
   void read(simasio::host& h) {
-    std::shared_ptr<side> s = pick_side_shared(of(h));
+    std::shared_ptr<side> s = pick_side(of(h));
     const std::size_t n = 64 + std::size_t{in_.byte()} * 16;
     if (!s || !s->connected) return;
     s->chunk = std::min(n, s->in.size());

@@ -330,7 +330,7 @@ void net_core::destroy_socket(socket_state& s) noexcept {
 }
 
 boost::system::error_code net_core::open(socket_state& s, bool v6) {
-  core_.check_alive(*s.ctx, s.incarnation, s.proto == transport::udp ? "UDP socket" : "TCP socket");
+  check_alive(s);
   if (s.open) return aerr::already_open;
   reset_state(s);
   s.open = true;
@@ -353,7 +353,7 @@ std::uint16_t net_core::ephemeral_port(std::uint32_t host, transport proto) {
 }
 
 boost::system::error_code net_core::bind(socket_state& s, const net_endpoint& ep) {
-  core_.check_alive(*s.ctx, s.incarnation, s.proto == transport::udp ? "UDP socket" : "TCP socket");
+  check_alive(s);
   if (!s.open) return aerr::bad_descriptor;
   if (s.bound) return aerr::invalid_argument;
   const std::uint32_t h = host_of_socket(s);
@@ -373,7 +373,7 @@ boost::system::error_code net_core::bind(socket_state& s, const net_endpoint& ep
 }
 
 boost::system::error_code net_core::listen(socket_state& s, int backlog) {
-  core_.check_alive(*s.ctx, s.incarnation, "TCP acceptor");
+  check_alive(s, "TCP acceptor");
   if (!s.open) return aerr::bad_descriptor;
   if (!s.bound) {
     if (auto ec = bind(s, net_endpoint{s.v6 ? boost::asio::ip::address(boost::asio::ip::address_v6::any())
@@ -662,7 +662,7 @@ bool net_core::try_write(socket_state& s, sock_op& op) {
 
 boost::system::error_code net_core::send_to(socket_state& s, std::span<const boost::asio::const_buffer> data,
                                             const net_endpoint& to, std::size_t& bytes) {
-  core_.check_alive(*s.ctx, s.incarnation, "UDP socket");  // before anything is sent
+  check_alive(s);  // before anything is sent
   bytes = 0;
   if (!s.open) return aerr::bad_descriptor;
   std::size_t size = 0;

@@ -151,7 +151,6 @@ void host::crash(crash_kind kind) {
   state_.powered = kind != crash_kind::power;
   ++state_.incarnation;
   state_.power_crash = kind == crash_kind::power;
-  last_crash_ = kind;
   detail::world_core& core = world_->sim_core();
   state_.crashed_at_ns = core.now().count();
   core.record(event_kind::crash, state_.id, static_cast<std::uint64_t>(kind));

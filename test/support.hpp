@@ -5,8 +5,21 @@
 #include <cstdlib>
 #include <optional>
 #include <string>
+#include <utility>
 
 namespace simasio_test {
+
+// The what() of the Error that @p f throws, or "no error" when it throws
+// none (an assertion on the message then fails, quoting it).
+template <class Error, class F>
+std::string what_of(F&& f) {
+  try {
+    std::forward<F>(f)();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
 
 // Sets (or unsets) an environment variable for the scope's lifetime.
 class scoped_env {

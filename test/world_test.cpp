@@ -188,14 +188,7 @@ BOOST_AUTO_TEST_CASE(objects_of_a_crashed_process_used_after_restart_are_named) 
   kept_timer->async_wait([](boost::system::error_code) { BOOST_FAIL("a dead process ran a handler"); });
   w.run_for(2s);
   a.restart();
-  auto message = [](auto&& use) {
-    try {
-      use();
-    } catch (const simasio::usage_error& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
+  auto message = [](auto&& use) { return simasio_test::what_of<simasio::usage_error>(use); };
   const std::string timer_use = message([&] { kept_timer->async_wait([](boost::system::error_code) {}); });
   BOOST_TEST(timer_use.find("a steady_timer of host 'a' was used after the host restarted") != std::string::npos,
              timer_use);
@@ -282,12 +275,8 @@ BOOST_AUTO_TEST_CASE(simasio_seed_argument_is_strict) {
   BOOST_TEST(!seed_argument("--log_level=all", "usage").has_value());
   BOOST_TEST(!seed_argument("--simasio", "usage").has_value());
   auto message = [](std::string_view arg) {
-    try {
-      seed_argument(arg, "the program understands --simasio-seed=N");
-    } catch (const simasio::config_error& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
+    return simasio_test::what_of<simasio::config_error>(
+        [&] { seed_argument(arg, "the program understands --simasio-seed=N"); });
   };
   BOOST_TEST(message("--simasio-seed=").find("--simasio-seed='' is empty") != std::string::npos);
   BOOST_TEST(message("--simasio-seed=12x").find("is not a number") != std::string::npos);
@@ -313,13 +302,8 @@ BOOST_AUTO_TEST_CASE(posting_from_a_thread_of_your_own_while_the_world_runs_is_n
   auto& h = w.add_host("server");
   std::string what;
   boost::asio::post(h.context(), [&] {
-    std::thread intruder([&] {
-      try {
-        boost::asio::post(h.context(), [] {});
-      } catch (const simasio::usage_error& e) {
-        what = e.what();
-      }
-    });
+    std::thread intruder(
+        [&] { what = simasio_test::what_of<simasio::usage_error>([&] { boost::asio::post(h.context(), [] {}); }); });
     intruder.join();
   });
   w.run();
@@ -332,13 +316,8 @@ BOOST_AUTO_TEST_CASE(running_a_world_from_a_second_thread_is_named) {
   auto& h = w.add_host("a");
   std::string what;
   boost::asio::post(h.context(), [&] {
-    std::thread second([&] {
-      try {
-        w.run_for(std::chrono::seconds(1));
-      } catch (const simasio::usage_error& e) {
-        what = e.what();
-      }
-    });
+    std::thread second(
+        [&] { what = simasio_test::what_of<simasio::usage_error>([&] { w.run_for(std::chrono::seconds(1)); }); });
     second.join();
   });
   w.run();
@@ -355,14 +334,9 @@ BOOST_AUTO_TEST_CASE(an_object_of_another_world_is_named) {
     timer_of_a.expires_after(std::chrono::seconds(1));
     timer_of_a.async_wait([](boost::system::error_code) {});
   });
-  try {
-    b.run();
-    BOOST_FAIL("expected usage_error");
-  } catch (const simasio::usage_error& e) {
-    const std::string what = e.what();
-    BOOST_TEST(what.find("host 'alpha'") != std::string::npos);
-    BOOST_TEST(what.find("objects cannot cross worlds") != std::string::npos);
-  }
+  const std::string what = simasio_test::what_of<simasio::usage_error>([&] { b.run(); });
+  BOOST_TEST(what.find("host 'alpha'") != std::string::npos, what);
+  BOOST_TEST(what.find("objects cannot cross worlds") != std::string::npos, what);
   // Each world still works with its own objects.
   bool fired = false;
   timer_of_a.expires_after(std::chrono::seconds(1));

@@ -189,7 +189,7 @@ class basic_socket_acceptor : public boost::asio::socket_base {
   template <typename Peer>
   static void check_peer_alive(Peer& peer) {
     const detail::socket_state& s = peer.state();
-    if (s.ctx->core != nullptr) s.ctx->core->check_alive(*s.ctx, s.incarnation, "TCP socket");
+    if (s.ctx->core != nullptr) s.net->check_alive(s);
   }
 
   template <typename Peer>

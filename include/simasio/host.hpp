@@ -47,7 +47,7 @@ class host {
   void restart();
   bool up() const noexcept { return state_.up; }
   /// How the host was last taken down (meaningful while !up()).
-  crash_kind last_crash() const noexcept { return last_crash_; }
+  crash_kind last_crash() const noexcept { return state_.power_crash ? crash_kind::power : crash_kind::process; }
 
   /// Raises signal @p sig on this host: every simasio signal_set of its
   /// contexts that contains it completes a wait (or keeps the signal for
@@ -72,7 +72,6 @@ class host {
   boost::asio::ip::address address_;
   std::unique_ptr<io_context> context_;
   std::function<void(host&)> boot_;
-  crash_kind last_crash_ = crash_kind::process;
 };
 
 }  // namespace simasio

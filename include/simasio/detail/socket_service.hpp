@@ -122,7 +122,7 @@ void start_socket_op(socket_service& svc, socket_state& s, Handler&& handler, co
   net_core& net = svc.net_checked();
   world_core& core = *ctx.core;
   core.check_thread(ctx);
-  core.check_alive(*s.ctx, s.incarnation, s.proto == transport::udp ? "UDP socket" : s.listening ? "TCP acceptor" : "TCP socket");
+  net.check_alive(s);
   using op_type = socket_op<std::decay_t<Handler>, IoExecutor, Shape, Peer>;
   auto alloc = boost::asio::get_associated_allocator(handler);
   op_type* op = new_op<op_type>(core, alloc, std::forward<Handler>(handler), io_ex, ctx, core);
