@@ -42,7 +42,8 @@ struct run_outcome {
 
 run_outcome run_seed(const std::function<void(world&)>& scenario, world_options opts, std::uint64_t seed,
                      bool fail_on_stall, std::vector<trace_event>* events = nullptr,
-                     std::vector<choice>* tape = nullptr, std::vector<std::string>* host_names = nullptr) {
+                     std::vector<choice>* tape = nullptr, std::vector<std::string>* host_names = nullptr,
+                     std::uint64_t* omitted = nullptr) {
   opts.seed = seed;
   if (tape != nullptr) opts.record_tape = true;
   run_outcome out;
@@ -52,13 +53,20 @@ run_outcome run_seed(const std::function<void(world&)>& scenario, world_options 
     std::vector<trace_event>* events;
     std::vector<choice>* tape;
     std::vector<std::string>* names;
+    std::uint64_t* omitted;
+    std::size_t limit;
     ~keep_records() {
-      if (events != nullptr) *events = w.events().events();
+      if (events != nullptr) {
+        const auto& all = w.events().events();
+        const std::size_t keep = std::min(all.size(), limit);
+        events->assign(all.end() - static_cast<std::ptrdiff_t>(keep), all.end());
+        if (omitted != nullptr) *omitted = w.events().events_omitted() + (all.size() - keep);
+      }
       if (tape != nullptr) *tape = w.tape().entries();
       if (names != nullptr)
         for (host* h : w.hosts()) names->push_back(h->name());
     }
-  } keep{w, events, tape, host_names};
+  } keep{w, events, tape, host_names, omitted, opts.record_trace_limit};
   try {
     scenario(w);
     if (fail_on_stall && w.stalled())
@@ -77,7 +85,7 @@ run_outcome run_seed(const std::function<void(world&)>& scenario, world_options 
     out.error = std::current_exception();
     out.what = e.what();
     out.type = boost::core::demangle(typeid(e).name());
-    out.signature = out.type + ": " + out.what;
+    out.signature = failure_signature(out.type, out.what);
   } catch (...) {
     out.error = std::current_exception();
     out.what = "an exception not derived from std::exception";
@@ -101,7 +109,14 @@ std::string quoted_command_line() {
   while (start < raw.size()) {
     std::size_t end = raw.find('\0', start);
     if (end == std::string::npos) end = raw.size();
-    const std::string arg = raw.substr(start, end - start);
+    std::string arg = raw.substr(start, end - start);
+    // The program by an absolute path, so the line works from any directory
+    // (a bare name was found through PATH and works as it is).
+    if (start == 0 && arg.find('/') != std::string::npos && arg.front() != '/') {
+      std::error_code ec;
+      const auto abs = std::filesystem::absolute(arg, ec);
+      if (!ec) arg = abs.lexically_normal().string();
+    }
     if (!out.empty()) out += ' ';
     const bool plain = !arg.empty() && arg.find_first_not_of(
                                            "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") ==
@@ -122,56 +137,135 @@ std::string quoted_command_line() {
 
 namespace {
 
-// Which seeds this process runs: SIMASIO_SEED (exactly one), else the
-// options' range, thinned to this process's shard when a test runner
-// shards (CTest/Bazel's TEST_* or GoogleTest's GTEST_* variables).
-std::vector<std::uint64_t> seeds_to_run(check_options& options) {
-  if (const auto seed = detail::env_u64("SIMASIO_SEED")) return {*seed};
-  if (const auto n = detail::env_u64("SIMASIO_SEEDS")) options.seeds = *n;
-  std::uint64_t index = 0, total = 1;
-  if (!options.shard_seeds) {
-    std::vector<std::uint64_t> all;
-    for (std::uint64_t i = 0; i < options.seeds; ++i) all.push_back(options.first_seed + i);
-    return all;
-  }
-  const char* index_var = "TEST_SHARD_INDEX";
-  const char* total_var = "TEST_TOTAL_SHARDS";
-  if (!detail::env_string(total_var)) {
-    index_var = "GTEST_SHARD_INDEX";
-    total_var = "GTEST_TOTAL_SHARDS";
-  }
-  if (const auto t = detail::env_u64(total_var)) {
-    total = *t;
-    const auto i = detail::env_u64(index_var);
-    if (!i)
-      throw config_error(std::string("simasio: ") + total_var + " is set but " + index_var +
-                         " is not: set both (the shard's index counts from 0)");
-    index = *i;
-    if (total == 0 || index >= total)
-      throw config_error(std::string("simasio: ") + index_var + "=" + std::to_string(index) + " does not fit " +
-                         total_var + "=" + std::to_string(total) + ": the index must be below the total");
-    // Bazel's protocol: touching the status file says sharding is supported.
-    if (const auto status = detail::env_string("TEST_SHARD_STATUS_FILE")) std::ofstream(*status, std::ios::app);
-  }
-  std::vector<std::uint64_t> seeds;
-  for (std::uint64_t i = index; i < options.seeds; i += total) seeds.push_back(options.first_seed + i);
-  return seeds;
+// A setting pair "index of count"; both or neither.
+std::optional<shard_spec> read_shard_pair(const char* index_var, const char* count_var) {
+  const auto index_text = detail::env_string(index_var);
+  const auto count_text = detail::env_string(count_var);
+  if (!index_text && !count_text) return std::nullopt;
+  if (!index_text || !count_text)
+    throw config_error(std::string("simasio: ") + (count_text ? count_var : index_var) + " is set but " +
+                       (count_text ? index_var : count_var) + " is not: set both (" + index_var +
+                       " counts from 0 and is below " + count_var + ")");
+  const std::uint64_t count = *detail::env_in_range(count_var, 1, UINT64_MAX, "how many shards");
+  const std::uint64_t index = *detail::env_u64(index_var);
+  if (index >= count)
+    throw config_error(std::string("simasio: ") + index_var + "=" + std::to_string(index) + " does not fit " +
+                       count_var + "=" + std::to_string(count) + ": the index counts from 0 and must be below the count");
+  return shard_spec{index, count, std::string(index_var) + "/" + count_var};
 }
 
-void apply_env(check_options& options) {
-  if (const auto jobs = detail::env_u64("SIMASIO_JOBS")) {
-    if (*jobs == 0 || *jobs > 1024)
-      throw config_error("simasio: SIMASIO_JOBS=" + std::to_string(*jobs) + " is out of range: use 1 to 1024 worker threads");
+}  // namespace
+}  // namespace simasio
+
+// Defined when GoogleTest is linked into the program (a weak reference:
+// null otherwise). GoogleTest shards its tests with GTEST_*; simasio must
+// then not split an ordinary test's sweep a second time.
+extern void simasio_googletest_probe() __asm__("_ZN7testing8UnitTest11GetInstanceEv") __attribute__((weak));
+
+namespace simasio {
+namespace detail {
+
+bool googletest_linked() noexcept { return &::simasio_googletest_probe != nullptr; }
+
+std::optional<shard_spec> shard_pair(const char* index_var, const char* count_var) {
+  return read_shard_pair(index_var, count_var);
+}
+
+}  // namespace detail
+
+shard_spec shard_from_environment() {
+  const auto own = read_shard_pair("SIMASIO_SHARD_INDEX", "SIMASIO_SHARD_COUNT");
+  const auto test = read_shard_pair("TEST_SHARD_INDEX", "TEST_TOTAL_SHARDS");
+  const auto gtest = read_shard_pair("GTEST_SHARD_INDEX", "GTEST_TOTAL_SHARDS");
+  // Bazel's protocol: touching the status file says sharding is supported.
+  if (test)
+    if (const auto status = detail::env_string("TEST_SHARD_STATUS_FILE")) std::ofstream(*status, std::ios::app);
+  if (gtest && detail::googletest_linked()) {
+    if (own)
+      throw config_error("simasio: SIMASIO_SHARD_INDEX/SIMASIO_SHARD_COUNT and GoogleTest's GTEST_SHARD_INDEX/"
+                         "GTEST_TOTAL_SHARDS are both set: GoogleTest runs each test in one of its shards and "
+                         "simasio would split that test's seeds again, so some seeds would run nowhere. Set one pair.");
+    return shard_spec{};  // this test runs in one GoogleTest shard only: all its seeds here
+  }
+  std::optional<shard_spec> chosen;
+  for (const auto* pair : {&own, &test, &gtest}) {
+    if (!*pair) continue;
+    if (!chosen) {
+      chosen = **pair;
+    } else if ((*pair)->index != chosen->index || (*pair)->count != chosen->count) {
+      throw config_error("simasio: " + chosen->source + " say shard " + std::to_string(chosen->index) + " of " +
+                         std::to_string(chosen->count) + " but " + (*pair)->source + " say " +
+                         std::to_string((*pair)->index) + " of " + std::to_string((*pair)->count) +
+                         ": set one pair (or give both the same values)");
+    }
+  }
+  return chosen.value_or(shard_spec{});
+}
+
+namespace {
+
+// Every SIMASIO_* setting check() reads, parsed before the first seed so a
+// malformed one is a config_error, never a failure charged to a seed.
+struct settings {
+  std::optional<std::uint64_t> seed;  // SIMASIO_SEED
+  std::optional<saved_tape> tape;     // SIMASIO_TAPE, loaded
+  std::string tape_path;              // its absolute path, for replay lines
+  shard_spec shard;
+};
+
+// SIMASIO_TAPE=file: the tape's seed, its draws from the file.
+std::optional<saved_tape> env_tape(world_options& opts, std::string* absolute_path = nullptr) {
+  const auto path = detail::env_string("SIMASIO_TAPE");
+  if (!path) return std::nullopt;
+  saved_tape tape = load_tape(*path);
+  if (absolute_path != nullptr) {
+    std::error_code ec;
+    const auto abs = std::filesystem::absolute(*path, ec);
+    *absolute_path = ec ? *path : abs.lexically_normal().string();
+  }
+  opts.replay_tape = std::make_shared<const std::vector<choice>>(tape.choices);
+  opts.on_tape_mismatch = tape_mismatch::fail;
+  if (const auto policy = detail::env_string("SIMASIO_TAPE_MISMATCH")) {
+    if (*policy == "fail") opts.on_tape_mismatch = tape_mismatch::fail;
+    else if (*policy == "seeded") opts.on_tape_mismatch = tape_mismatch::seeded;
+    else if (*policy == "polite") opts.on_tape_mismatch = tape_mismatch::polite;
+    else
+      throw config_error("simasio: SIMASIO_TAPE_MISMATCH='" + *policy +
+                         "' is not a policy: use fail (stop with an error), seeded (continue with the seed's own "
+                         "draws) or polite (continue with polite draws)");
+  }
+  return tape;
+}
+
+settings read_settings(check_options& options) {
+  settings out;
+  detail::env_log_level();  // a bad level is an error now, not in the first seed's world
+  out.seed = detail::env_u64("SIMASIO_SEED");
+  if (const auto n = detail::env_in_range("SIMASIO_SEEDS", 1, UINT64_MAX, "how many seeds the sweep runs"))
+    options.seeds = *n;
+  if (const auto jobs = detail::env_in_range("SIMASIO_JOBS", 1, 1024, "worker threads"); jobs && options.jobs_from_environment)
     options.jobs = static_cast<unsigned>(*jobs);
-  }
-  if (const auto verify = detail::env_u64("SIMASIO_VERIFY")) {
-    if (*verify > 1) throw config_error("simasio: SIMASIO_VERIFY must be 0 or 1 (run every seed twice and compare)");
+  if (const auto verify = detail::env_in_range("SIMASIO_VERIFY", 0, 1, "0 (off) or 1 (run every seed twice and compare)"))
     options.verify_determinism = *verify == 1;
-  }
+  out.shard = options.shard ? *options.shard : shard_from_environment();
+  out.tape = env_tape(options.world, &out.tape_path);
   if (options.jobs == 0) throw config_error("simasio: check_options::jobs must be at least 1");
+  if (options.seeds == 0 && !out.seed && !out.tape)
+    throw config_error("simasio: check_options::seeds is 0: the sweep would run nothing; give at least 1");
   if (options.verify_determinism && !options.world.hash_trace)
     throw config_error("simasio: verifying determinism compares trace hashes, but world_options::hash_trace is off: "
                        "turn it on (it is on by default)");
+  return out;
+}
+
+// Which seeds this process runs: SIMASIO_SEED (exactly one), else the
+// options' range, thinned to this process's shard.
+std::vector<std::uint64_t> seeds_to_run(const check_options& options, const settings& set) {
+  if (set.seed) return {*set.seed};
+  const shard_spec shard = options.shard_seeds ? set.shard : shard_spec{};
+  std::vector<std::uint64_t> seeds;
+  for (std::uint64_t i = shard.index; i < options.seeds; i += shard.count) seeds.push_back(options.first_seed + i);
+  return seeds;
 }
 
 // Runs a seed twice with full traces; a different trace is a failure that
@@ -292,38 +386,19 @@ std::string file_stem(const std::string& name) {
   return out.empty() ? "scenario" : out;
 }
 
-// SIMASIO_TAPE=file: the tape's seed, its draws from the file.
-std::optional<saved_tape> env_tape(world_options& opts) {
-  const auto path = detail::env_string("SIMASIO_TAPE");
-  if (!path) return std::nullopt;
-  saved_tape tape = load_tape(*path);
-  opts.replay_tape = std::make_shared<const std::vector<choice>>(tape.choices);
-  opts.on_tape_mismatch = tape_mismatch::fail;
-  if (const auto policy = detail::env_string("SIMASIO_TAPE_MISMATCH")) {
-    if (*policy == "fail") opts.on_tape_mismatch = tape_mismatch::fail;
-    else if (*policy == "seeded") opts.on_tape_mismatch = tape_mismatch::seeded;
-    else if (*policy == "polite") opts.on_tape_mismatch = tape_mismatch::polite;
-    else
-      throw config_error("simasio: SIMASIO_TAPE_MISMATCH='" + *policy +
-                         "' is not a policy: use fail (stop with an error), seeded (continue with the seed's own "
-                         "draws) or polite (continue with polite draws)");
-  }
-  return tape;
-}
-
 }  // namespace
 
 check_result check(std::function<void(world&)> scenario, check_options options) {
-  apply_env(options);
-  if (const auto tape = env_tape(options.world)) {
+  const settings set = read_settings(options);
+  if (set.tape) {
     // Replaying a saved tape: exactly its seed, no shrinking.
-    options.first_seed = tape->seed;
+    options.first_seed = set.tape->seed;
     options.seeds = 1;
     options.shrink = false;
     options.jobs = 1;
   }
   const std::vector<std::uint64_t> seeds =
-      options.world.replay_tape ? std::vector<std::uint64_t>{options.first_seed} : seeds_to_run(options);
+      options.world.replay_tape ? std::vector<std::uint64_t>{options.first_seed} : seeds_to_run(options, set);
   auto run_one = [&](std::uint64_t seed) {
     return options.verify_determinism ? run_verified(scenario, options.world, seed, options.fail_on_stall)
                                       : run_seed(scenario, options.world, seed, options.fail_on_stall);
@@ -362,22 +437,22 @@ check_result check(std::function<void(world&)> scenario, check_options options) 
     for (auto& t : threads) t.join();
   }
 
+  const std::string name = options.name.empty() ? "scenario" : options.name;
   check_result result;
   result.reached = std::move(reached);
   if (!failed) {
     result.runs = seeds.size();
     // Reachability: a declared condition no run reached fails the sweep.
-    for (const auto& [name, hits] : result.reached) {
+    for (const auto& [condition, hits] : result.reached) {
       if (hits != 0) continue;
       failure f;
       f.seed = seeds.empty() ? options.first_seed : seeds.front();
-      f.what = "sometimes '" + name + "' was never reached in " + std::to_string(seeds.size()) +
+      f.what = "sometimes '" + condition + "' was never reached in " + std::to_string(seeds.size()) +
                " seed(s): the sweep never explored that case (more seeds, other faults, or a bug that prevents it)";
       f.type = "simasio::unreached";
       f.replay = "SIMASIO_SEEDS=" + std::to_string(options.seeds) + " " + quoted_command_line();
       if (options.print) {
-        std::fprintf(stderr, "simasio: FAILED %s: %s\nsimasio: rerun: %s\n",
-                     (options.name.empty() ? std::string("scenario") : options.name).c_str(), f.what.c_str(),
+        std::fprintf(stderr, "simasio: FAILED %s: %s\nsimasio: rerun: %s\n", name.c_str(), f.what.c_str(),
                      f.replay.c_str());
         std::fflush(stderr);
       }
@@ -392,11 +467,31 @@ check_result check(std::function<void(world&)> scenario, check_options options) 
   f.seed = seeds[index];
   f.what = std::move(failed->what);
   f.type = std::move(failed->type);
+  f.signature = failed->signature;
   f.time = failed->time;
   f.step = failed->step;
-  f.replay = "SIMASIO_SEED=" + std::to_string(f.seed) + " " + quoted_command_line();
-  const std::string name = options.name.empty() ? "scenario" : options.name;
-  if (options.shrink && failed->type != "simasio::nondeterminism") {
+  const bool nondeterminism = f.type == "simasio::nondeterminism";
+  const bool runaway = f.type == "simasio::runaway_error";
+  // The line that reruns exactly this: the tape when one was replayed,
+  // else the seed (with the self-check on, for a nondeterminism failure:
+  // one run alone would pass).
+  if (set.tape) {
+    f.replay = "SIMASIO_TAPE=" + set.tape_path;
+    if (const auto policy = detail::env_string("SIMASIO_TAPE_MISMATCH")) f.replay += " SIMASIO_TAPE_MISMATCH=" + *policy;
+  } else {
+    f.replay = "SIMASIO_SEED=" + std::to_string(f.seed);
+  }
+  if (nondeterminism) f.replay += " SIMASIO_VERIFY=1";
+  f.replay += " " + quoted_command_line();
+  if (!options.shrink) {
+    f.not_shrunk = set.tape ? "a replayed tape is not shrunk again" : "shrinking is off";
+  } else if (nondeterminism) {
+    f.not_shrunk = "a nondeterministic run has no tape that replays it";
+  } else if (runaway) {
+    // Each try would run max_steps handlers again: minutes for nothing.
+    f.not_shrunk = "a runaway is not shrunk (each try would run all " + std::to_string(options.world.max_steps) +
+                   " steps again)";
+  } else {
     if (auto s = shrink_failure(scenario, options.world, f.seed, failed->signature, options.fail_on_stall,
                                 options.shrink_budget)) {
       const std::string dir = artifacts_dir(options);
@@ -412,24 +507,30 @@ check_result check(std::function<void(world&)> scenario, check_options options) 
         std::fprintf(stderr, "%s\n", e.what());
         f.tape_path.clear();
       }
+    } else {
+      f.not_shrunk = "the failure did not come back the same when the seed ran again";
     }
   }
   f.log = std::move(failed->log);
-  if (options.artifacts && failed->type != "simasio::nondeterminism") {
-    // The failing seed once more, with every event recorded (replay is exact).
+  if (options.artifacts && !nondeterminism) {
+    // The failing seed once more, with its last events recorded (replay is
+    // exact); a long or runaway run keeps only the last max_trace_events.
     world_options traced = options.world;
     traced.record_trace = true;
+    traced.record_trace_limit = std::max<std::size_t>(options.max_trace_events, 1);
     std::vector<trace_event> events;
     std::vector<std::string> names;
-    run_seed(scenario, traced, f.seed, options.fail_on_stall, &events, nullptr, &names);
+    std::uint64_t omitted = 0;
+    run_seed(scenario, traced, f.seed, options.fail_on_stall, &events, nullptr, &names, &omitted);
     const std::string dir = artifacts_dir(options);
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
     const std::string base = dir + "/" + file_stem(name) + "-seed" + std::to_string(f.seed);
     try {
-      write_json_lines(base + ".jsonl", events, names);
-      write_chrome_trace(base + ".json", events, names);
-      write_html_diagram(base + ".html", name + " seed " + std::to_string(f.seed) + ": " + f.what, events, names);
+      write_json_lines(base + ".jsonl", events, names, omitted);
+      write_chrome_trace(base + ".json", events, names, omitted);
+      write_html_diagram(base + ".html", name + " seed " + std::to_string(f.seed) + ": " + f.what, events, names,
+                         omitted);
       f.trace_path = base;
     } catch (const std::exception& e) {
       std::fprintf(stderr, "%s\n", e.what());
@@ -443,17 +544,35 @@ check_result check(std::function<void(world&)> scenario, check_options options) 
   return result;
 }
 
+std::string failure_signature(const std::string& type, const std::string& what) {
+  std::string out = type + ": ";
+  out.reserve(out.size() + what.size());
+  for (std::size_t i = 0; i < what.size();) {
+    if (std::isdigit(static_cast<unsigned char>(what[i]))) {
+      out += '#';
+      while (i < what.size() && std::isxdigit(static_cast<unsigned char>(what[i]))) ++i;
+      if (i < what.size() && (what[i] == 'x' || what[i] == 'X')) ++i;  // 0x1f
+      while (i < what.size() && std::isxdigit(static_cast<unsigned char>(what[i]))) ++i;
+    } else {
+      out += what[i++];
+    }
+  }
+  return out;
+}
+
 std::string failure_report(const failure& f, const std::string& name) {
   std::string out = "simasio: FAILED " + name + " seed=" + std::to_string(f.seed) + " t=" + detail::format_time(f.time) +
                     " step=" + std::to_string(f.step) + ": " + f.what + "\nsimasio: replay: " + f.replay + "\n";
   if (!f.tape_path.empty())
     out += "simasio: shrunk: " + std::to_string(f.original_choices) + " choices -> " + std::to_string(f.deviations) +
            " deviations; tape: " + f.tape_path + "\n";
+  else if (!f.not_shrunk.empty())
+    out += "simasio: not shrunk: " + f.not_shrunk + "\n";
   if (!f.trace_path.empty())
     out += "simasio: trace: " + f.trace_path + ".json (Perfetto/Chrome) and " + f.trace_path + ".html (and .jsonl)\n";
   if (!f.log.empty()) {
     out += "simasio: log of seed " + std::to_string(f.seed) + " (last " + std::to_string(f.log.size()) + " lines):\n";
-    for (const std::string& line : f.log) out += "  " + line;
+    for (const std::string& line : f.log) out += "  " + line + "\n";
   }
   return out;
 }

@@ -3,6 +3,8 @@
 
 #include <simasio/error.hpp>
 
+#include <spdlog/common.h>
+
 #include <cstdlib>
 
 namespace simasio::detail {
@@ -51,6 +53,39 @@ std::optional<std::uint64_t> env_u64(const char* name) {
   const char* v = std::getenv(name);
   if (v == nullptr) return std::nullopt;
   return parse_u64(v, name);
+}
+
+std::optional<std::uint64_t> env_in_range(const char* name, std::uint64_t lo, std::uint64_t hi,
+                                          std::string_view meaning) {
+  const char* v = std::getenv(name);
+  if (v == nullptr) return std::nullopt;
+  const std::string text(v);
+  auto fail = [&](const char* why) -> std::uint64_t {
+    throw config_error("simasio: " + std::string(name) + "='" + text + "' " + why + ": expected " + std::string(meaning) +
+                       ", a whole number from " + std::to_string(lo) + " to " + std::to_string(hi));
+  };
+  if (text.empty()) return fail("is empty");
+  std::uint64_t value = 0;
+  try {
+    value = parse_u64(text, name);
+  } catch (const config_error&) {
+    const bool digits = text.find_first_not_of("0123456789") == std::string::npos ||
+                        (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X') &&
+                         text.find_first_not_of("0123456789abcdefABCDEF", 2) == std::string::npos);
+    return fail(digits ? "is too large" : "is not a number");
+  }
+  if (value < lo || value > hi) return fail("is out of range");
+  return value;
+}
+
+std::optional<int> env_log_level() {
+  const auto name = env_string("SIMASIO_LOG");
+  if (!name) return std::nullopt;
+  const auto level = spdlog::level::from_str(*name);
+  if (level == spdlog::level::off && *name != "off")
+    throw config_error("simasio: SIMASIO_LOG='" + *name +
+                       "' is not a level: use trace, debug, info, warn, error, critical or off");
+  return static_cast<int>(level);
 }
 
 }  // namespace simasio::detail

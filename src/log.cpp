@@ -9,10 +9,13 @@
 #include <simasio/world.hpp>
 
 #include <spdlog/common.h>
+#include <spdlog/pattern_formatter.h>
 #include <spdlog/sinks/base_sink.h>
 #include <spdlog/sinks/ringbuffer_sink.h>
 #include <spdlog/sinks/stdout_sinks.h>
 
+#include <chrono>
+#include <cstdio>
 #include <mutex>
 
 namespace simasio::log {
@@ -50,6 +53,25 @@ class virtual_time_sink final : public spdlog::sinks::base_sink<spdlog::details:
   std::shared_ptr<spdlog::sinks::sink> target_;
 };
 
+// %* : the host's virtual time as total hours, minutes, seconds and
+// microseconds ("49:02:03.000000"): %H would wrap at a day.
+class virtual_time_flag final : public spdlog::custom_flag_formatter {
+ public:
+  void format(const spdlog::details::log_msg& msg, const std::tm&, spdlog::memory_buf_t& dest) override {
+    const auto since = std::chrono::duration_cast<std::chrono::microseconds>(
+        msg.time.time_since_epoch() - std::chrono::duration_cast<std::chrono::system_clock::duration>(system_clock::epoch));
+    std::int64_t us = since.count();
+    const bool negative = us < 0;
+    if (negative) us = -us;
+    char text[48];
+    const int n = std::snprintf(text, sizeof text, "%s%02lld:%02lld:%02lld.%06lld", negative ? "-" : "",
+                                static_cast<long long>(us / 3'600'000'000), static_cast<long long>(us / 60'000'000 % 60),
+                                static_cast<long long>(us / 1'000'000 % 60), static_cast<long long>(us % 1'000'000));
+    dest.append(text, text + n);
+  }
+  std::unique_ptr<custom_flag_formatter> clone() const override { return std::make_unique<virtual_time_flag>(); }
+};
+
 }  // namespace detail_log
 }  // namespace simasio::log
 
@@ -69,17 +91,16 @@ log_state& state_of(world& w) {
   if (slot) return *slot;
   auto st = std::make_shared<log_state>();
   std::shared_ptr<spdlog::sinks::sink> target;
-  if (const auto level = env_string("SIMASIO_LOG")) {
-    st->level = spdlog::level::from_str(*level);
-    if (st->level == spdlog::level::off && *level != "off")
-      throw config_error("simasio: SIMASIO_LOG='" + *level +
-                         "' is not a level: use trace, debug, info, warn, error, critical or off");
+  if (const auto level = env_log_level()) {
+    st->level = static_cast<spdlog::level::level_enum>(*level);
     target = std::make_shared<spdlog::sinks::stderr_sink_mt>();
   } else {
     st->ring = std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(simasio::log::ring_lines);
     target = st->ring;
   }
-  target->set_pattern("[%H:%M:%S.%f] [%n] [%l] %v");
+  auto formatter = std::make_unique<spdlog::pattern_formatter>();
+  formatter->add_flag<simasio::log::detail_log::virtual_time_flag>('*').set_pattern("[%*] [%n] [%l] %v");
+  target->set_formatter(std::move(formatter));
   target->set_level(st->level);
   st->stamping = std::make_shared<simasio::log::detail_log::virtual_time_sink>(w.sim_core(), target);
   slot = st;
@@ -116,7 +137,10 @@ std::shared_ptr<spdlog::sinks::sink> sink() {
 std::vector<std::string> recent_lines(world& w) {
   auto& slot = w.sim_log();
   if (!slot || !slot->ring) return {};
-  return slot->ring->last_formatted();
+  std::vector<std::string> lines = slot->ring->last_formatted();
+  for (std::string& line : lines)  // the formatter ends each with an end of line
+    while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
+  return lines;
 }
 
 }  // namespace simasio::log

@@ -48,6 +48,12 @@ std::string host_of(const trace_event& e, const std::vector<std::string>& names)
   return e.host < names.size() ? names[e.host] : "#" + std::to_string(e.host);
 }
 
+// What a bounded artifact says about the events it left out.
+std::string omitted_note(std::uint64_t omitted, std::size_t kept) {
+  return "the first " + std::to_string(omitted) + " events of this run are left out; these are its last " +
+         std::to_string(kept) + " (check_options::max_trace_events)";
+}
+
 std::ofstream open_for_writing(const std::string& path) {
   std::ofstream out(path);
   if (!out) throw std::runtime_error("simasio: cannot write the trace artifact '" + path + "'");
@@ -57,17 +63,23 @@ std::ofstream open_for_writing(const std::string& path) {
 }  // namespace
 
 void write_json_lines(const std::string& path, const std::vector<trace_event>& events,
-                      const std::vector<std::string>& host_names) {
+                      const std::vector<std::string>& host_names, std::uint64_t omitted) {
   std::ofstream out = open_for_writing(path);
+  if (omitted != 0)
+    out << "{\"omitted_events\":" << omitted << ",\"note\":" << json_string(omitted_note(omitted, events.size())) << "}\n";
   for (const trace_event& e : events)
     out << "{\"step\":" << e.step << ",\"t_ns\":" << e.time_ns << ",\"host\":" << json_string(host_of(e, host_names))
         << ",\"kind\":\"" << to_string(e.kind) << "\",\"a\":" << e.a << ",\"b\":" << e.b << "}\n";
 }
 
 void write_chrome_trace(const std::string& path, const std::vector<trace_event>& events,
-                        const std::vector<std::string>& host_names) {
+                        const std::vector<std::string>& host_names, std::uint64_t omitted) {
   std::ofstream out = open_for_writing(path);
-  out << "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
+  out << "{\"displayTimeUnit\":\"ns\",";
+  if (omitted != 0)
+    out << "\"otherData\":{\"omitted_events\":" << omitted << ",\"note\":" << json_string(omitted_note(omitted, events.size()))
+        << "},";
+  out << "\"traceEvents\":[\n";
   bool first = true;
   auto sep = [&] {
     if (!first) out << ",\n";
@@ -98,7 +110,7 @@ void write_chrome_trace(const std::string& path, const std::vector<trace_event>&
 }
 
 void write_html_diagram(const std::string& path, const std::string& title, const std::vector<trace_event>& events,
-                        const std::vector<std::string>& host_names) {
+                        const std::vector<std::string>& host_names, std::uint64_t omitted) {
   std::ofstream out = open_for_writing(path);
   out << R"(<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>)"
@@ -124,7 +136,9 @@ h1 { font-size: 14px; margin: 8px; }
 arrows are packets from send to delivery; <span style="color:#d22">&#x2715;</span> a drop,
 <span style="color:#e90">&#x2687;</span> a duplicate, dashed lines topology changes,
 red and green bars crashes and restarts.</p>
-<div id="diagram"></div>
+)";
+  if (omitted != 0) out << "<p style=\"margin:8px\"><b>" << html_escape(omitted_note(omitted, events.size())) << "</b></p>\n";
+  out << R"(<div id="diagram"></div>
 <script>
 const data = {"hosts":[)";
   for (std::size_t i = 0; i < host_names.size(); ++i) out << (i ? "," : "") << json_string(host_names[i]);

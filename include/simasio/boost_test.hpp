@@ -7,10 +7,16 @@
 #include <simasio/error.hpp>
 #include <simasio/world.hpp>
 
+#include <boost/test/execution_monitor.hpp>
+#include <boost/test/framework.hpp>
 #include <boost/test/results_collector.hpp>
+#include <boost/test/tree/observer.hpp>
+#include <boost/test/unit_test_log.hpp>
 #include <boost/test/unit_test.hpp>
 
 #include <cstdint>
+#include <cstdio>
+#include <iterator>
 #include <cstdlib>
 #include <optional>
 #include <stdexcept>
@@ -38,12 +44,73 @@ inline std::optional<std::uint64_t> seed_argument() {
   return seed;
 }
 
+namespace detail_glue {
+
+// Counts failed assertions in place of Boost.Test's results collector.
+class assertion_counter final : public boost::unit_test::test_observer {
+ public:
+  void assertion_result(boost::unit_test::assertion_result ar) override {
+    if (ar == boost::unit_test::AR_FAILED) ++failed;
+  }
+  int priority() override { return 0; }
+  std::uint64_t failed = 0;
+};
+
+// While it lives, Boost.Test neither prints nor counts assertions: a sweep
+// runs a failing seed several times (sweep, shrinking, artifacts), and its
+// assertions must show once, from one run of their own.
+class quiet_sweep {
+ public:
+  quiet_sweep() {
+    using namespace boost::unit_test;
+    for (std::size_t i = 0; i < std::size(formats); ++i)
+      levels_[i] = unit_test_log.set_threshold_level(formats[i], log_nothing);
+    framework::deregister_observer(results_collector);
+    framework::register_observer(counter);
+  }
+  ~quiet_sweep() {
+    using namespace boost::unit_test;
+    framework::deregister_observer(counter);
+    framework::register_observer(results_collector);
+    for (std::size_t i = 0; i < std::size(formats); ++i)
+      if (levels_[i] != invalid_log_level) unit_test_log.set_threshold_level(formats[i], levels_[i]);
+  }
+  quiet_sweep(const quiet_sweep&) = delete;
+  quiet_sweep& operator=(const quiet_sweep&) = delete;
+
+  assertion_counter counter;
+
+ private:
+  static constexpr boost::unit_test::output_format formats[] = {
+      boost::unit_test::OF_CLF, boost::unit_test::OF_XML, boost::unit_test::OF_JUNIT,
+      boost::unit_test::OF_CUSTOM_LOGGER};
+  boost::unit_test::log_level levels_[std::size(formats)]{};
+};
+
+// SIMASIO_JOBS asks for threads; Boost.Test's assertions are not
+// thread-safe, so the glue runs seeds on the test's thread and says so once.
+inline void note_jobs_ignored() {
+  static bool said = false;
+  const auto jobs = detail::env_in_range("SIMASIO_JOBS", 1, 1024, "worker threads");
+  if (said || !jobs || *jobs <= 1) return;
+  said = true;
+  std::fprintf(stderr,
+               "simasio: SIMASIO_JOBS=%llu: SIMASIO_TEST_CASE runs its seeds on the test's own thread, because "
+               "Boost.Test's assertions are not thread-safe (a failure could be charged to another seed); to "
+               "spread a sweep over cores, shard it: simasio_add_sweep(... SHARDS n) and ctest -j\n",
+               static_cast<unsigned long long>(*jobs));
+}
+
+}  // namespace detail_glue
+
 /// Runs one SIMASIO_TEST_CASE: a sweep of @p seeds seeds through
 /// simasio::check, one world each. Boost.Test assertions inside the body
 /// are counted per seed, so a failing BOOST_TEST makes that seed fail. A
-/// failure stops the sweep, is shrunk, and is reported through Boost.Test
-/// (BOOST_ERROR) with the lines of DESIGN.md §6, failing the case.
-/// Runs serially (Boost.Test's assertions are not thread-safe).
+/// failure stops the sweep and is shrunk; then the failing seed runs once
+/// more with Boost.Test listening, so its assertions show (and count)
+/// once, followed by the lines of DESIGN.md §6 (BOOST_ERROR).
+/// Runs serially (Boost.Test's assertions are not thread-safe): SIMASIO_JOBS
+/// is not used here, and a note says so.
 inline void run_case(std::uint64_t seeds, void (*body)(simasio::world&)) {
   const auto& tc = boost::unit_test::framework::current_test_case();
   const std::string name = tc.full_name();
@@ -52,28 +119,46 @@ inline void run_case(std::uint64_t seeds, void (*body)(simasio::world&)) {
   opts.name = name;
   opts.print = false;
   opts.jobs = 1;
+  opts.jobs_from_environment = false;
   if (const auto seed = seed_argument()) {
     // One seed, to look at: stream its logs (unless SIMASIO_LOG says otherwise).
     opts.first_seed = *seed;
     opts.seeds = 1;
     ::setenv("SIMASIO_LOG", "debug", 0);
   }
-  const auto id = tc.p_id;
-  auto scenario = [&](simasio::world& w) {
-    const auto before = boost::unit_test::results_collector.results(id).p_assertions_failed.get();
-    body(w);
-    const auto after = boost::unit_test::results_collector.results(id).p_assertions_failed.get();
-    if (after > before)
-      throw assertion_failed(std::to_string(after - before) + " Boost.Test assertion(s) failed in this seed (see above)");
-  };
-  const check_result r = check(scenario, opts);
-  if (r.ok()) {
-    BOOST_TEST_MESSAGE("simasio: " << name << ": " << r.runs << " seed(s) passed");
+  detail_glue::note_jobs_ignored();
+  std::optional<check_result> r;
+  {
+    detail_glue::quiet_sweep quiet;
+    auto scenario = [&](simasio::world& w) {
+      const std::uint64_t before = quiet.counter.failed;
+      bool aborted = false;
+      try {
+        body(w);
+      } catch (const boost::execution_aborted&) {
+        aborted = true;  // a failed BOOST_REQUIRE: counted below
+      }
+      const std::uint64_t failed = quiet.counter.failed - before;
+      if (failed > 0 || aborted)
+        throw assertion_failed(std::to_string(failed) + " Boost.Test assertion(s) failed in this seed" +
+                               (aborted ? " (a BOOST_REQUIRE stopped it)" : "") + "; they are printed above");
+    };
+    r = check(scenario, opts);
+  }
+  if (r->ok()) {
+    BOOST_TEST_MESSAGE("simasio: " << name << ": " << r->runs << " seed(s) passed");
     return;
   }
-  failure f = *r.failure;
-  // A replay line that runs just this case, on just this seed.
-  f.replay = "SIMASIO_SEED=" + std::to_string(f.seed) + " " + command_line();
+  failure f = *r->failure;
+  // The failing seed once more, Boost.Test listening: its assertions once.
+  if (f.type == "simasio::boost_test::assertion_failed") {
+    world_options once = opts.world;
+    try {
+      replay([&](simasio::world& w) { body(w); }, f.seed, once);
+    } catch (...) {  // reported below
+    }
+  }
+  // A replay line that runs just this case, on just this seed (or tape).
   if (f.replay.find("--run_test=") == std::string::npos) f.replay += " --run_test=" + name;
   BOOST_ERROR(failure_report(f, name));
 }

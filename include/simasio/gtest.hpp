@@ -7,6 +7,7 @@
 #include <simasio/error.hpp>
 #include <simasio/world.hpp>
 
+#include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -25,13 +26,6 @@ class assertion_failed : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-inline int failed_parts() {
-  const ::testing::TestResult* r = ::testing::UnitTest::GetInstance()->current_test_info()->result();
-  int n = 0;
-  for (int i = 0; i < r->total_part_count(); ++i) n += r->GetTestPartResult(i).failed() ? 1 : 0;
-  return n;
-}
-
 /// `--simasio-seed=N` on the test program's command line (GoogleTest
 /// leaves flags it does not know in place).
 inline std::optional<std::uint64_t> seed_argument() {
@@ -41,9 +35,17 @@ inline std::optional<std::uint64_t> seed_argument() {
   return seed;
 }
 
-/// Runs one SIMASIO_TEST: like simasio::boost_test::run_case, for
-/// GoogleTest. GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS shard *tests* here (as
-/// GoogleTest itself does), not the seeds of one sweep.
+/// Runs one SIMASIO_TEST: a sweep of @p seeds seeds through simasio::check.
+/// GoogleTest assertions of the body are caught per seed on the thread that
+/// runs it (so SIMASIO_JOBS=N runs seeds in parallel and a failure is still
+/// charged to its own seed); a failure stops the sweep and is shrunk, then
+/// the failing seed runs once more on the test's thread so its assertions
+/// show once, followed by the lines of DESIGN.md §6 (ADD_FAILURE).
+///
+/// Sharding (README "Sharding"): under GoogleTest's GTEST_SHARD_INDEX/
+/// GTEST_TOTAL_SHARDS every shard runs this test (SIMASIO_TEST registers
+/// it once per shard) and splits its seeds; SIMASIO_SHARD_* or TEST_SHARD_*
+/// split them likewise.
 inline void run_case(std::uint64_t seeds, void (*body)(simasio::world&)) {
   const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
   const std::string name = std::string(info->test_suite_name()) + "." + info->name();
@@ -52,7 +54,8 @@ inline void run_case(std::uint64_t seeds, void (*body)(simasio::world&)) {
   opts.name = name;
   opts.print = false;
   opts.jobs = 1;
-  opts.shard_seeds = false;
+  shard_from_environment();  // refuses contradictory pairs
+  opts.shard = ::simasio::detail::shard_pair("GTEST_SHARD_INDEX", "GTEST_TOTAL_SHARDS");
   if (const auto seed = seed_argument()) {
     // One seed, to look at: stream its logs (unless SIMASIO_LOG says otherwise).
     opts.first_seed = *seed;
@@ -60,19 +63,80 @@ inline void run_case(std::uint64_t seeds, void (*body)(simasio::world&)) {
     ::setenv("SIMASIO_LOG", "debug", 0);
   }
   auto scenario = [&](simasio::world& w) {
-    const int before = failed_parts();
-    body(w);
-    const int after = failed_parts();
-    if (after > before)
-      throw assertion_failed(std::to_string(after - before) + " GoogleTest assertion(s) failed in this seed (see above)");
+    ::testing::TestPartResultArray parts;
+    {
+      ::testing::ScopedFakeTestPartResultReporter intercept(
+          ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &parts);
+      body(w);
+    }
+    int failed = 0;
+    const ::testing::TestPartResult* first = nullptr;
+    for (int i = 0; i < parts.size(); ++i) {
+      if (!parts.GetTestPartResult(i).failed()) continue;
+      if (first == nullptr) first = &parts.GetTestPartResult(i);
+      ++failed;
+    }
+    if (failed > 0)
+      throw assertion_failed(std::to_string(failed) + " GoogleTest assertion(s) failed in this seed, the first at " +
+                             (first->file_name() ? first->file_name() : "?") + ":" +
+                             std::to_string(first->line_number()) + ": " + first->summary());
   };
   const check_result r = check(scenario, opts);
   if (r.ok()) return;
   failure f = *r.failure;
-  f.replay = "SIMASIO_SEED=" + std::to_string(f.seed) + " " + command_line();
+  // The failing seed once more, GoogleTest listening: its assertions once.
+  if (f.type == "simasio::gtest::assertion_failed") {
+    try {
+      replay([&](simasio::world& w) { body(w); }, f.seed, opts.world);
+    } catch (...) {  // reported below
+    }
+  }
   if (f.replay.find("--gtest_filter=") == std::string::npos) f.replay += " --gtest_filter=" + name;
   ADD_FAILURE() << failure_report(f, name);
 }
+
+namespace detail_glue {
+
+// How many shards GoogleTest runs (GTEST_TOTAL_SHARDS, when both of its
+// variables are well formed), else 1. Malformed values register one
+// instance, and run_case reports them as a config_error.
+inline std::uint64_t googletest_shards() {
+  const char* total = std::getenv("GTEST_TOTAL_SHARDS");
+  const char* index = std::getenv("GTEST_SHARD_INDEX");
+  if (total == nullptr || index == nullptr) return 1;
+  try {
+    const std::uint64_t n = ::simasio::detail::parse_u64(total, "GTEST_TOTAL_SHARDS");
+    const std::uint64_t i = ::simasio::detail::parse_u64(index, "GTEST_SHARD_INDEX");
+    return n >= 1 && i < n && n <= 100'000 ? n : 1;
+  } catch (const config_error&) {
+    return 1;
+  }
+}
+
+class sweep_test final : public ::testing::Test {
+ public:
+  sweep_test(std::uint64_t seeds, void (*body)(simasio::world&)) : seeds_(seeds), body_(body) {}
+  void TestBody() override { run_case(seeds_, body_); }
+
+ private:
+  std::uint64_t seeds_;
+  void (*body_)(simasio::world&);
+};
+
+// Registers a SIMASIO_TEST. GoogleTest gives each test to one shard, in
+// turn over the tests it runs; n registrations side by side under one name
+// land in n different shards, so under n GoogleTest shards every shard runs
+// the sweep once, with its share of the seeds.
+inline bool register_sweep(const char* suite, const char* name, const char* file, int line, std::uint64_t seeds,
+                           void (*body)(simasio::world&)) {
+  const std::uint64_t n = googletest_shards();
+  for (std::uint64_t i = 0; i < n; ++i)
+    ::testing::RegisterTest(suite, name, nullptr, nullptr, file, line,
+                            [=]() -> ::testing::Test* { return new sweep_test(seeds, body); });
+  return true;
+}
+
+}  // namespace detail_glue
 
 }  // namespace simasio::gtest
 
@@ -81,9 +145,11 @@ inline void run_case(std::uint64_t seeds, void (*body)(simasio::world&)) {
 /// @code
 /// SIMASIO_TEST(RaftSuite, NeverElectsTwoLeaders, 1000) { ... }
 /// @endcode
-#define SIMASIO_TEST(suite, name, seeds)                                                      \
-  static void suite##_##name##_simasio_body(::simasio::world& world);                        \
-  TEST(suite, name) { ::simasio::gtest::run_case((seeds), &suite##_##name##_simasio_body); } \
+#define SIMASIO_TEST(suite, name, seeds)                                                         \
+  static void suite##_##name##_simasio_body(::simasio::world& world);                           \
+  [[maybe_unused]] static const bool suite##_##name##_simasio_registered =                      \
+      ::simasio::gtest::detail_glue::register_sweep(#suite, #name, __FILE__, __LINE__, (seeds), \
+                                                     &suite##_##name##_simasio_body);            \
   static void suite##_##name##_simasio_body([[maybe_unused]] ::simasio::world& world)
 
 #endif  // SIMASIO_GTEST_HPP

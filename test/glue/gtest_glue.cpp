@@ -3,6 +3,10 @@
 
 #include <simasio/asio.hpp>
 
+#include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
 #include <string>
 
 namespace net = simasio::asio;
@@ -25,6 +29,37 @@ SIMASIO_TEST(Glue, PlantedRaceIsReported, 200) {
   net::post(b.context(), [&] { if (winner.empty()) winner = "b"; });
   world.run();
   EXPECT_EQ(winner, "a");
+}
+
+// Fails on seed 50 only, after some seeded work (see boost_test_glue.cpp).
+SIMASIO_TEST(Glue, FailsOnlyOnSeed50, 100) {
+  auto& a = world.add_host("a");
+  auto& b = world.add_host("b");
+  int hops = 0;
+  const int rounds = 50 + static_cast<int>(world.random().below(500));
+  std::function<void()> ping = [&] {
+    if (++hops < rounds) net::post((hops % 2 ? b : a).context(), ping);
+  };
+  net::post(a.context(), ping);
+  world.run();
+  EXPECT_NE(world.seed(), 50u);
+}
+
+namespace {
+void record_seed(std::uint64_t seed) {
+  if (const char* path = std::getenv("SIMASIO_GLUE_SEED_LOG")) std::ofstream(path, std::ios::app) << seed << "\n";
+}
+}  // namespace
+
+// Record which seeds ran in $SIMASIO_GLUE_SEED_LOG (the sharding checks).
+SIMASIO_TEST(Glue, RecordsItsSeeds, 40) { record_seed(world.seed()); }
+
+// A plain simasio::check inside an ordinary TEST.
+TEST(Glue, PlainCheckRecordsItsSeeds) {
+  simasio::check_options opts;
+  opts.seeds = 40;
+  const auto r = simasio::check([](simasio::world& w) { record_seed(w.seed()); }, opts);
+  EXPECT_TRUE(r.ok());
 }
 
 int main(int argc, char** argv) {

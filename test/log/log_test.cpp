@@ -30,6 +30,39 @@ BOOST_AUTO_TEST_CASE(lines_carry_the_host_and_its_virtual_time_at_log_time) {
   BOOST_TEST(lines[0].find("[00:00:03.500000] [alpha] [info] tick 1") != std::string::npos, lines[0]);
 }
 
+BOOST_AUTO_TEST_CASE(stamps_past_a_day_count_total_hours_instead_of_wrapping) {
+  simasio::world w;
+  auto& a = w.add_host("alpha");
+  simasio::steady_timer t(a.context(), 49h + 2min + 3s);
+  t.async_wait([&](auto) { simasio::log::logger(a)->info("two days in"); });
+  w.run();
+  const auto lines = simasio::log::recent_lines(w);
+  BOOST_REQUIRE(lines.size() == 1u);
+  BOOST_TEST(lines[0].find("[49:02:03.000000] [alpha] [info] two days in") != std::string::npos, lines[0]);
+}
+
+BOOST_AUTO_TEST_CASE(a_failures_log_lines_carry_no_trailing_newline) {
+  simasio::check_options opts;
+  opts.print = false;
+  opts.seeds = 1;
+  opts.shrink = false;
+  opts.artifacts = false;
+  const auto r = simasio::check(
+      [](simasio::world& w) {
+        auto& a = w.add_host("a");
+        simasio::log::logger(a)->info("first");
+        simasio::log::logger(a)->info("second");
+        throw std::runtime_error("fails");
+      },
+      opts);
+  BOOST_REQUIRE(r.failure);
+  BOOST_REQUIRE(r.failure->log.size() == 2u);
+  for (const auto& line : r.failure->log) BOOST_TEST((line.empty() || line.back() != '\n'), line);
+  // The report still puts one line per log line.
+  const std::string report = simasio::failure_report(*r.failure, "x");
+  BOOST_TEST(report.find("first\n  [") != std::string::npos, report);
+}
+
 BOOST_AUTO_TEST_CASE(the_ring_is_bounded) {
   simasio::world w;
   auto& a = w.add_host("a");

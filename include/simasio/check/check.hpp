@@ -4,6 +4,7 @@
 
 #include <simasio/world_options.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -16,6 +17,32 @@
 namespace simasio {
 
 class world;
+
+/// A process's share of every sweep: shard `index` of `count` runs the
+/// seeds first_seed + i whose i % count == index, so shards 0..count-1
+/// together run each seed exactly once (README "Sharding").
+struct shard_spec {
+  std::uint64_t index = 0;  ///< this shard, from 0
+  std::uint64_t count = 1;  ///< how many shards
+  std::string source;       ///< which variables said so ("" when unsharded)
+};
+
+/// The shard of this process by the README's rule: SIMASIO_SHARD_INDEX/
+/// SIMASIO_SHARD_COUNT, TEST_SHARD_INDEX/TEST_TOTAL_SHARDS (CTest, Bazel),
+/// GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS. In a GoogleTest program
+/// GoogleTest's variables shard its tests: a test runs in one shard only,
+/// so a sweep inside an ordinary TEST runs all its seeds there (SIMASIO_TEST
+/// splits its seeds itself). @throws config_error for a malformed,
+/// half-set or contradictory pair.
+shard_spec shard_from_environment();
+
+namespace detail {
+// True when GoogleTest is linked into this program (GoogleTest then owns
+// the GTEST_* variables: they shard its tests).
+bool googletest_linked() noexcept;
+// One pair of shard variables (both or neither). @throws config_error.
+std::optional<shard_spec> shard_pair(const char* index_var, const char* count_var);
+}  // namespace detail
 
 /// How check() sweeps seeds.
 struct check_options {
@@ -30,7 +57,10 @@ struct check_options {
   world_options world{};                   ///< template for every run's world; its seed is replaced
   bool fail_on_stall = false;              ///< a run that ends stalled (a deadlock) fails
   bool verify_determinism = false;         ///< run every seed twice; a different trace fails (SIMASIO_VERIFY=1)
-  bool shard_seeds = true;                 ///< split the seeds by the test runner's sharding variables
+  bool shard_seeds = true;                 ///< split the seeds among shards (README "Sharding")
+  std::optional<shard_spec> shard{};       ///< this process's shard; unset: shard_from_environment()
+  bool jobs_from_environment = true;       ///< SIMASIO_JOBS may set jobs (off in the Boost.Test glue)
+  std::size_t max_trace_events = 200'000;  ///< trace artifacts keep at most the last this many events
   bool print = true;                       ///< print the failure lines on stderr
 };
 
@@ -47,7 +77,14 @@ struct failure {
   std::uint64_t shrunk_choices = 0;    ///< draws kept on the shrunk tape
   std::uint64_t deviations = 0;        ///< non-polite draws on the shrunk tape
   std::vector<std::string> log;        ///< the failing run's last log lines (simasio::log)
+  std::string signature;               ///< what shrinking keeps equal: type, and message with numbers masked
+  std::string not_shrunk;              ///< why the failure was not shrunk, when it was not
 };
+
+/// What makes two failures "the same" while shrinking: the exception's
+/// type and its message with every number masked ("stalled at t=#.#s"),
+/// so times, steps and counts that shrinking changes do not matter.
+std::string failure_signature(const std::string& type, const std::string& what);
 
 struct check_result {
   std::uint64_t runs = 0;
@@ -82,10 +119,10 @@ class scenario_failure : public std::runtime_error {
 ///
 /// SIMASIO_SEED=N runs exactly seed N; SIMASIO_SEEDS=N sets how many;
 /// SIMASIO_JOBS=N the worker threads; SIMASIO_VERIFY=1 runs every seed
-/// twice and reports the first trace event where the runs differ. Test
-/// runners' sharding variables (TEST_SHARD_INDEX/TEST_TOTAL_SHARDS, with
-/// TEST_SHARD_STATUS_FILE, or GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS) split
-/// the seeds: shard k of n runs every n-th seed from the k-th.
+/// twice and reports the first trace event where the runs differ. The
+/// shard (shard_from_environment) splits the seeds: shard k of n runs
+/// every n-th seed from the k-th. Every setting is read before the first
+/// seed runs.
 /// @throws config_error for a malformed or inconsistent setting.
 check_result check(std::function<void(world&)> scenario, check_options options = {});
 

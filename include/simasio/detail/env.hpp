@@ -26,6 +26,17 @@ std::optional<std::uint64_t> env_u64(const char* name);
 // The raw value of @p name, or nullopt when unset.
 std::optional<std::string> env_string(const char* name);
 
+// Environment variable @p name as a whole number from @p lo to @p hi, or
+// nullopt when unset. Anything else is a config_error that quotes the
+// value and says what the setting counts (@p meaning, e.g. "worker
+// threads") and its range, not the whole 64-bit one.
+std::optional<std::uint64_t> env_in_range(const char* name, std::uint64_t lo, std::uint64_t hi,
+                                          std::string_view meaning);
+
+// The spdlog level SIMASIO_LOG names (as spdlog::level::level_enum), or
+// nullopt when unset. @throws config_error for a name that is not a level.
+std::optional<int> env_log_level();
+
 }  // namespace simasio::detail
 
 #endif  // SIMASIO_DETAIL_ENV_HPP

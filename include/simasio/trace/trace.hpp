@@ -4,6 +4,7 @@
 
 #include <array>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <iosfwd>
 #include <string>
@@ -65,7 +66,10 @@ class trace {
     if (hash_enabled_) hash_ = fold(hash_, combine(k, host, a, b));
     ++count_;
     if (ring_enabled_) ring_[count_ & (ring_size - 1)] = trace_event{step, time_ns, host, k, a, b};
-    if (full_) events_.push_back(trace_event{step, time_ns, host, k, a, b});
+    if (full_) {
+      events_.push_back(trace_event{step, time_ns, host, k, a, b});
+      if (events_.size() >= 2 * keep_) drop_oldest();
+    }
   }
 
   /// The rolling hash of all events so far.
@@ -73,16 +77,24 @@ class trace {
   /// Number of events so far.
   std::uint64_t size() const noexcept { return count_; }
 
-  /// Keep every event from now on (off by default).
-  void record_all(bool on) { full_ = on; }
+  /// Keep every event from now on (off by default); with @p keep_last,
+  /// only about the last keep_last of them (memory stays bounded in a run
+  /// that never ends).
+  void record_all(bool on, std::size_t keep_last = static_cast<std::size_t>(-1) / 4) {
+    full_ = on;
+    keep_ = keep_last == 0 ? 1 : keep_last;
+  }
   bool recording_all() const noexcept { return full_; }
   /// Fold events into the hash (on by default).
   void hash_events(bool on) noexcept { hash_enabled_ = on; }
   /// Keep the ring of recent events (on by default).
   void keep_recent(bool on) noexcept { ring_enabled_ = on; }
 
-  /// All events (empty unless record_all was on).
+  /// All events (empty unless record_all was on), but those left out
+  /// under record_all's keep_last.
   const std::vector<trace_event>& events() const noexcept { return events_; }
+  /// How many of the oldest recorded events were left out (keep_last).
+  std::uint64_t events_omitted() const noexcept { return omitted_; }
   /// The most recent events, oldest first (at most ring_size).
   std::vector<trace_event> recent() const;
 
@@ -106,8 +118,16 @@ class trace {
   bool hash_enabled_ = true;
   bool ring_enabled_ = true;
   bool full_ = false;
+  void drop_oldest() {
+    const std::size_t drop = events_.size() - keep_;
+    events_.erase(events_.begin(), events_.begin() + static_cast<std::ptrdiff_t>(drop));
+    omitted_ += drop;
+  }
+
   std::array<trace_event, ring_size> ring_{};
   std::vector<trace_event> events_;
+  std::size_t keep_ = static_cast<std::size_t>(-1) / 4;
+  std::uint64_t omitted_ = 0;
 };
 
 /// One line describing an event, e.g. "step 12 t=0.001500000s host 2 handler ctx=3 op=17".

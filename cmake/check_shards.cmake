@@ -1,0 +1,60 @@
+# cmake -DCOMMAND="<exe>;<args...>" -DSHARDS=n -DINDEX_VAR=.. -DCOUNT_VAR=.. -DSEEDS=N -DLOG=<file>
+#       [-DSPLIT=ON|OFF] [-DEXTRA_INDEX_VAR=.. -DEXTRA_COUNT_VAR=..] -P check_shards.cmake
+#
+# Runs COMMAND once per shard with INDEX_VAR=i and COUNT_VAR=n (and the
+# extra pair too, with the same values: Bazel sets TEST_* and GTEST_*),
+# reads the seeds each run wrote to LOG (one a line), and checks that the
+# shards together ran seeds 0..N-1, each exactly once. With SPLIT (the
+# default), each shard ran its share (N/n, rounded either way); without
+# it, one shard ran them all.
+if(NOT DEFINED SPLIT)
+  set(SPLIT ON)
+endif()
+set(all "")
+set(shard_sizes "")
+math(EXPR last "${SHARDS} - 1")
+foreach(i RANGE ${last})
+  file(REMOVE "${LOG}")
+  set(env "${INDEX_VAR}=${i}" "${COUNT_VAR}=${SHARDS}" "SIMASIO_GLUE_SEED_LOG=${LOG}")
+  if(EXTRA_INDEX_VAR)
+    list(APPEND env "${EXTRA_INDEX_VAR}=${i}" "${EXTRA_COUNT_VAR}=${SHARDS}")
+  endif()
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env ${env} ${COMMAND}
+                  OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "shard ${i} of ${SHARDS} failed (${rc}):\n${out}${err}")
+  endif()
+  set(seeds "")
+  if(EXISTS "${LOG}")
+    file(STRINGS "${LOG}" seeds)
+  endif()
+  list(LENGTH seeds n)
+  list(APPEND shard_sizes ${n})
+  list(APPEND all ${seeds})
+endforeach()
+list(LENGTH all total)
+set(unique ${all})
+list(REMOVE_DUPLICATES unique)
+list(LENGTH unique distinct)
+if(NOT total EQUAL SEEDS OR NOT distinct EQUAL SEEDS)
+  message(FATAL_ERROR "${SHARDS} shards ran ${total} seeds (${distinct} distinct), not each of ${SEEDS} once; "
+                      "per shard: ${shard_sizes}; seeds: ${all}")
+endif()
+math(EXPR top "${SEEDS} - 1")
+foreach(s RANGE ${top})
+  list(FIND unique ${s} at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "seed ${s} ran in no shard; per shard: ${shard_sizes}")
+  endif()
+endforeach()
+math(EXPR low "${SEEDS} / ${SHARDS}")
+math(EXPR high "(${SEEDS} + ${SHARDS} - 1) / ${SHARDS}")
+foreach(n IN LISTS shard_sizes)
+  if(SPLIT AND (n LESS low OR n GREATER high))
+    message(FATAL_ERROR "a shard ran ${n} seeds, not its share (${low} to ${high}); per shard: ${shard_sizes}")
+  endif()
+  if(NOT SPLIT AND NOT n EQUAL 0 AND NOT n EQUAL SEEDS)
+    message(FATAL_ERROR "the seeds were split (${shard_sizes}); expected one shard to run all ${SEEDS}")
+  endif()
+endforeach()
+message(STATUS "${SHARDS} shards ran each of ${SEEDS} seeds once; per shard: ${shard_sizes}")

@@ -1,0 +1,263 @@
+// report_test.cpp — failure reports a user can trust: settings read up
+// front, shards that cover every seed once, signatures that ignore numbers,
+// runaways reported fast with bounded artifacts, replay lines that replay
+#include <simasio/simasio.hpp>
+
+#include "../support.hpp"
+
+#include <boost/asio/post.hpp>
+#include <boost/test/unit_test.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace asio = boost::asio;
+using namespace std::chrono_literals;
+
+namespace {
+
+std::string temp_dir(const char* name) {
+  const auto dir = std::filesystem::temp_directory_path() / name;
+  std::filesystem::remove_all(dir);
+  return dir.string();
+}
+
+simasio::check_options quiet(std::uint64_t seeds) {
+  simasio::check_options opts;
+  opts.print = false;
+  opts.seeds = seeds;
+  return opts;
+}
+
+// Which seeds a sweep ran, under the environment the caller set.
+std::vector<std::uint64_t> seeds_run(simasio::check_options opts) {
+  std::vector<std::uint64_t> seen;
+  simasio::check([&](simasio::world& w) { seen.push_back(w.seed()); }, opts);
+  return seen;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(reports)
+
+BOOST_AUTO_TEST_CASE(a_bad_log_level_is_a_config_error_before_any_seed_runs) {
+  simasio_test::scoped_env env("SIMASIO_LOG", "loud");
+  int runs = 0;
+  const std::string what =
+      simasio_test::what_of<simasio::config_error>([&] { simasio::check([&](simasio::world&) { ++runs; }, quiet(5)); });
+  BOOST_TEST(what.find("SIMASIO_LOG='loud' is not a level") != std::string::npos, what);
+  BOOST_TEST(runs == 0);
+}
+
+BOOST_AUTO_TEST_CASE(zero_seeds_is_a_config_error_not_a_silent_pass) {
+  {
+    simasio_test::scoped_env env("SIMASIO_SEEDS", "0");
+    const std::string what =
+        simasio_test::what_of<simasio::config_error>([] { simasio::check([](simasio::world&) {}, quiet(5)); });
+    BOOST_TEST(what.find("SIMASIO_SEEDS='0' is out of range") != std::string::npos, what);
+  }
+  const std::string what =
+      simasio_test::what_of<simasio::config_error>([] { simasio::check([](simasio::world&) {}, quiet(0)); });
+  BOOST_TEST(what.find("seeds is 0") != std::string::npos, what);
+}
+
+BOOST_AUTO_TEST_CASE(jobs_and_verify_errors_quote_their_own_range) {
+  {
+    simasio_test::scoped_env env("SIMASIO_JOBS", "abc");
+    const std::string what =
+        simasio_test::what_of<simasio::config_error>([] { simasio::check([](simasio::world&) {}, quiet(2)); });
+    BOOST_TEST(what.find("SIMASIO_JOBS='abc' is not a number: expected worker threads, a whole number from 1 to 1024") !=
+                   std::string::npos,
+               what);
+    BOOST_TEST(what.find("18446744073709551615") == std::string::npos, what);
+  }
+  simasio_test::scoped_env env("SIMASIO_VERIFY", "yes");
+  const std::string what =
+      simasio_test::what_of<simasio::config_error>([] { simasio::check([](simasio::world&) {}, quiet(2)); });
+  BOOST_TEST(what.find("SIMASIO_VERIFY='yes' is not a number: expected 0 (off) or 1") != std::string::npos, what);
+  BOOST_TEST(what.find("18446744073709551615") == std::string::npos, what);
+}
+
+BOOST_AUTO_TEST_CASE(half_of_a_shard_pair_is_a_config_error) {
+  const std::pair<const char*, const char*> halves[] = {{"TEST_SHARD_INDEX", "TEST_TOTAL_SHARDS"},
+                                                         {"TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX"},
+                                                         {"SIMASIO_SHARD_INDEX", "SIMASIO_SHARD_COUNT"},
+                                                         {"SIMASIO_SHARD_COUNT", "SIMASIO_SHARD_INDEX"},
+                                                         {"GTEST_SHARD_INDEX", "GTEST_TOTAL_SHARDS"}};
+  for (const auto& [set, missing] : halves) {
+    simasio_test::scoped_env env(set, "1");
+    const std::string what =
+        simasio_test::what_of<simasio::config_error>([] { simasio::check([](simasio::world&) {}, quiet(4)); });
+    BOOST_TEST(what.find(std::string(set) + " is set but " + missing + " is not") != std::string::npos, what);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(simasio_shard_variables_split_every_seed_into_exactly_one_shard) {
+  std::multiset<std::uint64_t> all;
+  for (int i = 0; i < 8; ++i) {
+    simasio_test::scoped_env count("SIMASIO_SHARD_COUNT", "8");
+    simasio_test::scoped_env index("SIMASIO_SHARD_INDEX", std::to_string(i).c_str());
+    const auto seen = seeds_run(quiet(100));
+    BOOST_TEST((seen.size() == 12u || seen.size() == 13u), "shard " << i << " ran " << seen.size());
+    all.insert(seen.begin(), seen.end());
+  }
+  BOOST_TEST(all.size() == 100u);
+  for (std::uint64_t s = 0; s < 100; ++s) BOOST_TEST(all.count(s) == 1u, "seed " << s);
+  // The shard a process runs, as the README's rule gives it.
+  simasio_test::scoped_env count("SIMASIO_SHARD_COUNT", "3");
+  simasio_test::scoped_env index("SIMASIO_SHARD_INDEX", "2");
+  const simasio::shard_spec shard = simasio::shard_from_environment();
+  BOOST_TEST(shard.index == 2u);
+  BOOST_TEST(shard.count == 3u);
+  BOOST_TEST(shard.source == "SIMASIO_SHARD_INDEX/SIMASIO_SHARD_COUNT");
+}
+
+BOOST_AUTO_TEST_CASE(shard_pairs_that_disagree_are_a_config_error_and_agreeing_ones_are_one_shard) {
+  simasio_test::scoped_env count("SIMASIO_SHARD_COUNT", "2");
+  simasio_test::scoped_env index("SIMASIO_SHARD_INDEX", "0");
+  simasio_test::scoped_env total("TEST_TOTAL_SHARDS", "2");
+  {
+    simasio_test::scoped_env other("TEST_SHARD_INDEX", "1");
+    const std::string what =
+        simasio_test::what_of<simasio::config_error>([] { simasio::check([](simasio::world&) {}, quiet(4)); });
+    BOOST_TEST(what.find("say shard 0 of 2 but TEST_SHARD_INDEX/TEST_TOTAL_SHARDS say 1 of 2") != std::string::npos,
+               what);
+  }
+  simasio_test::scoped_env same("TEST_SHARD_INDEX", "0");
+  BOOST_TEST(seeds_run(quiet(4)) == std::vector<std::uint64_t>({0, 2}), boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(failure_signatures_mask_numbers) {
+  BOOST_TEST(simasio::failure_signature("std::runtime_error", "stalled at t=0.229s after 3 retries (0x1f)") ==
+             "std::runtime_error: stalled at t=#.#s after # retries (#)");
+  BOOST_TEST(simasio::failure_signature("E", "no numbers") == "E: no numbers");
+}
+
+// A deadlock that does not depend on timing: "a" waits forever, whatever
+// the background chatter does; the message carries the time of the stall,
+// which the chatter's seeded latencies decide.
+void deadlock_among_chatter(simasio::world& w) {
+  auto& a = w.add_host("a");
+  for (int k = 0; k < 4; ++k) {
+    auto& h = w.add_host("chatter" + std::to_string(k));
+    for (int i = 0; i < 5; ++i) {
+      auto t = std::make_shared<simasio::steady_timer>(h.context(), std::chrono::milliseconds(1 + w.random().below(900)));
+      t->async_wait([t, &h](auto) { asio::post(h.context(), [] {}); });
+    }
+  }
+  auto forever = std::make_shared<simasio::steady_timer>(a.context(), simasio::steady_clock::time_point::max());
+  forever->async_wait([forever](auto) {});
+  w.run();
+  if (w.stalled())
+    throw std::runtime_error("stalled at t=" + std::to_string(w.now().count()) + "ns after " +
+                             std::to_string(w.steps()) + " steps");
+}
+
+BOOST_AUTO_TEST_CASE(a_timing_independent_deadlock_shrinks_to_zero_deviations) {
+  auto opts = quiet(20);
+  opts.artifacts = false;
+  opts.artifacts_dir = temp_dir("simasio_report_deadlock");
+  opts.shrink_budget = 1000;
+  const auto r = simasio::check(deadlock_among_chatter, opts);
+  BOOST_REQUIRE(!r.ok());
+  BOOST_TEST(r.failure->seed == 0u);
+  BOOST_TEST(!r.failure->tape_path.empty());
+  BOOST_TEST(r.failure->original_choices > 10u);
+  BOOST_TEST(r.failure->deviations == 0u, "shrunk to " << r.failure->deviations << " deviations");
+}
+
+BOOST_AUTO_TEST_CASE(a_runaway_is_not_shrunk_and_its_trace_keeps_only_the_last_events) {
+  auto opts = quiet(3);
+  opts.name = "spin";
+  opts.world.max_steps = 200'000;
+  opts.max_trace_events = 1000;
+  opts.artifacts_dir = temp_dir("simasio_report_runaway");
+  int runs = 0;
+  const auto r = simasio::check(
+      [&](simasio::world& w) {
+        ++runs;
+        auto& a = w.add_host("a");
+        std::function<void()> spin = [&] { asio::post(a.context(), spin); };
+        spin();
+        w.run();
+      },
+      opts);
+  BOOST_REQUIRE(!r.ok());
+  BOOST_TEST(r.failure->type == "simasio::runaway_error");
+  BOOST_TEST(r.failure->tape_path.empty());
+  BOOST_TEST(r.failure->not_shrunk.find("runaway") != std::string::npos, r.failure->not_shrunk);
+  BOOST_TEST(runs == 2);  // the sweep's run and the artifact run: no shrinking replays
+  const std::string report = simasio::failure_report(*r.failure, "spin");
+  BOOST_TEST(report.find("simasio: not shrunk: a runaway") != std::string::npos, report);
+  BOOST_REQUIRE(!r.failure->trace_path.empty());
+  std::ifstream in(r.failure->trace_path + ".jsonl");
+  std::string first, line;
+  std::getline(in, first);
+  std::size_t lines = 1;
+  while (std::getline(in, line)) ++lines;
+  BOOST_TEST(first.find("\"omitted_events\":") != std::string::npos, first);
+  BOOST_TEST(lines <= 1001u);
+  BOOST_TEST(lines > 900u);
+  BOOST_TEST(std::filesystem::file_size(r.failure->trace_path + ".html") < 2'000'000u);
+  std::ifstream html(r.failure->trace_path + ".html");
+  const std::string page((std::istreambuf_iterator<char>(html)), std::istreambuf_iterator<char>());
+  BOOST_TEST(page.find("events of this run are left out") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(replaying_a_tape_prints_a_line_that_replays_the_tape_by_its_absolute_path) {
+  auto opts = quiet(100);
+  opts.name = "race";
+  const std::string dir = temp_dir("simasio_report_tape");
+  opts.artifacts_dir = dir;
+  opts.artifacts = false;
+  auto race = [](simasio::world& w) {
+    auto& a = w.add_host("a");
+    auto& b = w.add_host("b");
+    std::string winner;
+    asio::post(a.context(), [&] { if (winner.empty()) winner = "a"; });
+    asio::post(b.context(), [&] { if (winner.empty()) winner = "b"; });
+    w.run();
+    if (winner == "b") throw std::runtime_error("b won the race");
+  };
+  const auto r = simasio::check(race, opts);
+  BOOST_REQUIRE(!r.ok());
+  BOOST_REQUIRE(!r.failure->tape_path.empty());
+  // Replay the shrunk tape through a relative path.
+  const auto relative = std::filesystem::relative(r.failure->tape_path);
+  simasio_test::scoped_env tape("SIMASIO_TAPE", relative.c_str());
+  const auto again = simasio::check(race, opts);
+  BOOST_REQUIRE(!again.ok());
+  const std::string expected = "SIMASIO_TAPE=" + std::filesystem::absolute(r.failure->tape_path).lexically_normal().string() + " ";
+  BOOST_TEST(again.failure->replay.rfind(expected, 0) == 0u, again.failure->replay);
+  BOOST_TEST(again.failure->replay.find("SIMASIO_SEED") == std::string::npos, again.failure->replay);
+  // The program by an absolute path: the line works from any directory.
+  BOOST_TEST(again.failure->replay.substr(expected.size(), 1) == "/", again.failure->replay);
+}
+
+BOOST_AUTO_TEST_CASE(a_nondeterminism_failure_prints_no_tape_and_a_replay_line_that_verifies) {
+  auto opts = quiet(3);
+  opts.verify_determinism = true;
+  opts.artifacts_dir = temp_dir("simasio_report_nondeterminism");
+  int calls = 0;
+  const auto r = simasio::check(
+      [&](simasio::world& w) {
+        auto& a = w.add_host("a");
+        const int extra = calls++ % 2;
+        for (int i = 0; i < 2 + extra; ++i) asio::post(a.context(), [] {});
+        w.run();
+      },
+      opts);
+  BOOST_REQUIRE(!r.ok());
+  const std::string report = simasio::failure_report(*r.failure, "leaky");
+  BOOST_TEST(report.find("simasio: shrunk:") == std::string::npos, report);
+  BOOST_TEST(report.find("not shrunk: a nondeterministic run") != std::string::npos, report);
+  BOOST_TEST(r.failure->replay.find("SIMASIO_SEED=0 SIMASIO_VERIFY=1 ") == 0u, r.failure->replay);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
