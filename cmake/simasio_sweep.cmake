@@ -2,8 +2,9 @@
 #
 # Registers a seed sweep as <k> CTest entries, <name>/0 .. <name>/<k-1>. Each
 # runs <test-executable> <args> with SIMASIO_SEEDS=<n> and the shard
-# variables TEST_TOTAL_SHARDS=<k>, TEST_SHARD_INDEX=<i>, so simasio::check
-# (and SIMASIO_TEST_CASE) in that process runs every k-th seed from the i-th.
+# variables TEST_TOTAL_SHARDS=<k>, TEST_SHARD_INDEX=<i>, so simasio::check,
+# SIMASIO_TEST_CASE and SIMASIO_TEST in that process run every k-th seed from
+# the i-th (GoogleTest does not read TEST_*: every entry runs the test).
 # `ctest -j` then spreads one sweep over cores, and a CI matrix over machines
 # (ctest -I or -R per job).
 function(simasio_add_sweep)

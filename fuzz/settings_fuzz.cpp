@@ -1,16 +1,20 @@
 // settings_fuzz.cpp — SIMASIO_* variables, sharding variables and the
 // --simasio-seed argument, read by check()
 //
-// Each input line sets one setting: its first byte modulo 12 picks which
-// ('0'..'9' the variables below in order, ':' a command-line argument, ';'
-// the text of a SIMASIO_TAPE file with '\' for line breaks), the rest is
-// the value. Properties:
+// Each input line sets one setting: its first byte modulo 14 picks which
+// (the variables below in order, then a command-line argument, then the
+// text of a SIMASIO_TAPE file with '\' for line breaks), the rest is the
+// value. Properties:
 //  - parse_u64 agrees with std::from_chars (decimal, or hex after 0x);
 //  - check() either sweeps, or throws a config_error/tape_error whose
 //    message names a setting that was given;
 //  - the scenario cannot fail, so a sweep fails only for a replayed tape
 //    that does not fit;
-//  - SIMASIO_SEED=N, when it parses, runs seed N and no other.
+//  - SIMASIO_SEED=N, when it parses, runs seed N and no other;
+//  - a sweep that returns ran at least one seed, unless a shard pair gave
+//    this process no share (SIMASIO_SEEDS=0 is an error, never a pass);
+//  - an error about SIMASIO_JOBS or SIMASIO_VERIFY quotes their own range,
+//    not the 64-bit one.
 #include "fuzz_support.hpp"
 
 #include <simasio/detail/env.hpp>
@@ -36,6 +40,7 @@ using simasio_fuzz::broken;
 constexpr const char* variables[] = {
     "SIMASIO_SEED",      "SIMASIO_SEEDS",    "SIMASIO_JOBS",       "SIMASIO_VERIFY",    "SIMASIO_LOG",
     "SIMASIO_TAPE_MISMATCH", "TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX", "GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX",
+    "SIMASIO_SHARD_INDEX", "SIMASIO_SHARD_COUNT",
 };
 constexpr std::size_t variable_count = std::size(variables);
 // Two more choices: a command-line argument, and the text of a tape file
@@ -156,9 +161,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (n && std::getenv("SIMASIO_TAPE") == nullptr &&
         std::any_of(seen.begin(), seen.end(), [&](std::uint64_t s) { return s != *n; }))
       broken("SIMASIO_SEED=" + std::string(seed) + " ran another seed");
+    const bool sharded = std::any_of(given.begin(), given.end(), [](const std::string& g) {
+      return g.find("SHARD") != std::string::npos;
+    });
+    if (seen.empty() && !sharded) broken("the sweep passed without running a seed");
   } catch (const simasio::config_error& e) {
-    // The message names a given setting: its name, then not more of a name.
     const std::string_view what = e.what();
+    if ((what.find("SIMASIO_JOBS=") != std::string_view::npos || what.find("SIMASIO_VERIFY=") != std::string_view::npos) &&
+        what.find("18446744073709551615") != std::string_view::npos)
+      broken("a JOBS/VERIFY error quotes the 64-bit range: " + std::string(what));
+    // The message names a given setting: its name, then not more of a name.
     bool named = false;
     for (const std::string& g : given)
       for (auto at = what.find(g); at != std::string_view::npos && !named; at = what.find(g, at + 1)) {

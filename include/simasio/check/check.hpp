@@ -60,7 +60,7 @@ struct check_options {
   bool shard_seeds = true;                 ///< split the seeds among shards (README "Sharding")
   std::optional<shard_spec> shard{};       ///< this process's shard; unset: shard_from_environment()
   bool jobs_from_environment = true;       ///< SIMASIO_JOBS may set jobs (off in the Boost.Test glue)
-  std::size_t max_trace_events = 200'000;  ///< trace artifacts keep at most the last this many events
+  std::size_t max_trace_events = 100'000;  ///< trace artifacts keep at most the last this many events
   bool print = true;                       ///< print the failure lines on stderr
 };
 
