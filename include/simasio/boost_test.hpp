@@ -124,6 +124,7 @@ inline void run_case(std::uint64_t seeds, void (*body)(simasio::world&)) {
     // One seed, to look at: stream its logs (unless SIMASIO_LOG says otherwise).
     opts.first_seed = *seed;
     opts.seeds = 1;
+    opts.shard_seeds = false;  // that seed, whatever shard this process is
     ::setenv("SIMASIO_LOG", "debug", 0);
   }
   detail_glue::note_jobs_ignored();

@@ -62,7 +62,8 @@ int main(int argc, char** argv) {
   const simasio::failure& f = *buggy.result.failure;
   std::printf("flawed election: split brain at seed %llu (after %llu seeds)\n", static_cast<unsigned long long>(f.seed),
               static_cast<unsigned long long>(buggy.result.runs));
-  std::printf("  replay: %s --flawed\n", ("SIMASIO_SEED=" + std::to_string(f.seed) + " " + argv[0]).c_str());
+  // simasio's own line (the program by its absolute path), for the flawed variant alone.
+  std::printf("  replay: %s%s\n", f.replay.c_str(), only_flawed ? "" : " --flawed");
 
   // The replay reproduces it: same seed, same violation, same instant.
   history hist;

@@ -84,7 +84,8 @@ int main(int argc, char** argv) {
   const simasio::failure& f = *buggy.result.failure;
   std::printf("flawed election (votes on term alone): split brain at seed %llu (after %llu seeds)\n",
               static_cast<unsigned long long>(f.seed), static_cast<unsigned long long>(buggy.result.runs));
-  std::printf("  replay: SIMASIO_SEED=%llu %s --flawed\n", static_cast<unsigned long long>(f.seed), argv[0]);
+  // simasio's own line (the program by its absolute path), for the flawed variant alone.
+  std::printf("  replay: %s%s\n", f.replay.c_str(), f.replay.find(" --flawed") == std::string::npos ? " --flawed" : "");
 
   history hist;
   std::vector<std::string> chaos_log;

@@ -162,7 +162,7 @@ void bank_run(simasio::world& w, bool idempotent, outcome& out) {
 
 }  // namespace
 
-int main(int, char** argv) {
+int main() {
   std::setvbuf(stdout, nullptr, _IONBF, 0);  // keep our lines in order with simasio's (stderr)
   std::printf("simasio: Beast HTTP, 5 POST /transfer of 10, 10-20%% loss, partition from 1 s to 3 s, 300 seeds\n\n");
   simasio::check_options opts;
@@ -180,7 +180,7 @@ int main(int, char** argv) {
   const auto seed = naive.failure->seed;
   std::printf("naive retry: double charge at seed %llu (after %llu seeds)\n", static_cast<unsigned long long>(seed),
               static_cast<unsigned long long>(naive.runs));
-  std::printf("  replay: SIMASIO_SEED=%llu %s\n", static_cast<unsigned long long>(seed), argv[0]);
+  std::printf("  replay: %s\n", naive.failure->replay.c_str());  // the program by its absolute path
   outcome replayed;
   try {
     simasio::replay([&](simasio::world& w) { bank_run(w, false, replayed); }, seed);
