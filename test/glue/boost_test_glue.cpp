@@ -44,7 +44,7 @@ SIMASIO_TEST_CASE(fails_only_on_seed_50, 100) {
   auto& a = world.add_host("a");
   auto& b = world.add_host("b");
   int hops = 0;
-  const int rounds = 50 + static_cast<int>(world.random().below(500));
+  const int rounds = 2000 + static_cast<int>(world.random().below(20000));
   std::function<void()> ping = [&] {
     if (++hops < rounds) net::post((hops % 2 ? b : a).context(), ping);
   };
