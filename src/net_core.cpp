@@ -23,7 +23,7 @@ constexpr std::size_t max_datagram = 65507;
 constexpr duration max_rto = std::chrono::seconds(120);
 constexpr duration initial_rto = std::chrono::milliseconds(200);
 
-enum drop_reason : std::uint64_t { lost = 1, partitioned = 2, powered_off = 3, no_socket = 4, buffer_full = 5 };
+std::uint64_t code(drop_reason r) noexcept { return static_cast<std::uint64_t>(r); }
 }  // namespace
 
 std::string net_endpoint::to_string() const { return address.to_string() + ":" + std::to_string(port); }
@@ -221,7 +221,7 @@ void net_core::send_packet(packet* p) {
   record(event_kind::net_send, p->from_host, p->seq, p->to_host);
   switch (judge(p->from_host, p->to_host)) {
     case verdict::drop:
-      record(event_kind::net_drop, p->from_host, p->seq, partitioned);
+      record(event_kind::net_drop, p->from_host, p->seq, code(drop_reason::partitioned));
       drop_packet(p);
       return;
     case verdict::hold:
@@ -241,7 +241,7 @@ void net_core::send_packet(packet* p) {
   const std::size_t fragments = p->data.empty() ? 1 : (p->data.size() + payload - 1) / payload;
   for (std::size_t f = 0; f < fragments; ++f) {
     if (r.chance(cfg.loss)) {
-      record(event_kind::net_drop, p->from_host, p->seq, lost);
+      record(event_kind::net_drop, p->from_host, p->seq, code(drop_reason::lost));
       drop_packet(p);
       return;
     }
@@ -266,7 +266,7 @@ void net_core::arrive(packet* p) {
     return;
   }
   if (v == verdict::drop) {
-    record(event_kind::net_drop, p->to_host, p->seq, partitioned);
+    record(event_kind::net_drop, p->to_host, p->seq, code(drop_reason::partitioned));
     drop_packet(p);
     return;
   }
@@ -281,9 +281,9 @@ void net_core::arrive(packet* p) {
       auto it = ports.find({static_cast<std::uint8_t>(transport::udp), p->to.port});
       socket_state* s = it == ports.end() ? nullptr : find_socket(it->second);
       if (s == nullptr || !s->ctx->host->up || (s->connected && !(s->remote == p->from))) {
-        record(event_kind::net_drop, p->to_host, p->seq, no_socket);
+        record(event_kind::net_drop, p->to_host, p->seq, code(drop_reason::no_socket));
       } else if (s->datagram_bytes + p->data.size() > s->receive_buffer) {
-        record(event_kind::net_drop, p->to_host, p->seq, buffer_full);
+        record(event_kind::net_drop, p->to_host, p->seq, code(drop_reason::buffer_full));
       } else {
         s->datagram_bytes += p->data.size();
         s->datagrams.push_back(datagram{p->from, std::move(p->data)});
@@ -686,7 +686,7 @@ boost::system::error_code net_core::send_to(socket_state& s, std::span<const boo
   }
   bytes = size;
   if (p->to_host == no_host) {  // nobody has that address: the datagram vanishes
-    record(event_kind::net_drop, from, p->seq, no_socket);
+    record(event_kind::net_drop, from, p->seq, code(drop_reason::no_socket));
     drop_packet(p);
     return {};
   }
@@ -764,7 +764,7 @@ void net_core::send_syn(std::uint64_t sock_id) {
   duration backoff = std::chrono::seconds(1) * (std::int64_t{1} << std::min(attempt, 20));
   core_.schedule(*timer, core_.now() + backoff);
   if (p->to_host == no_host) {
-    record(event_kind::net_drop, h, p->seq, no_socket);
+    record(event_kind::net_drop, h, p->seq, code(drop_reason::no_socket));
     drop_packet(p);
     return;
   }
@@ -940,7 +940,7 @@ void net_core::transmit(tcp_connection& c, int side) {
         ch.bytes_outstanding = 0;
         return;
       }
-      record(event_kind::net_drop, from, c.id, lost ? drop_reason::lost : drop_reason::partitioned);
+      record(event_kind::net_drop, from, c.id, code(lost ? drop_reason::lost : drop_reason::partitioned));
       schedule_attempt(c, side, core_.now() + ch.rto);
       ch.rto = std::min(ch.rto * 2, max_rto);
       return;
@@ -993,7 +993,7 @@ void net_core::on_segment(packet& p) {
   tcp_channel& ch = c->chan[side];
   const verdict v = judge(p.from_host, p.to_host);
   if (v != verdict::pass) {
-    record(event_kind::net_drop, p.to_host, p.seq, partitioned);
+    record(event_kind::net_drop, p.to_host, p.seq, code(drop_reason::partitioned));
     retreat(*c, side);  // frees p with the rest of the flight
     if (v == verdict::drop) {
       if (ch.stuck_since < duration::zero()) ch.stuck_since = core_.now();
