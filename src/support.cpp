@@ -90,6 +90,8 @@ const char* to_string(drop_reason r) noexcept {
     case drop_reason::power_off: return "power_off";
     case drop_reason::no_socket: return "no_socket";
     case drop_reason::buffer_full: return "buffer_full";
+    case drop_reason::unreachable: return "unreachable";
+    case drop_reason::held: return "held";
   }
   return "unknown";
 }

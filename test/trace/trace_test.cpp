@@ -142,6 +142,37 @@ BOOST_AUTO_TEST_CASE(full_recording_keeps_every_event_of_a_run) {
   BOOST_TEST(simasio::describe(ev[0]).find("handler context=") != std::string::npos);
 }
 
+BOOST_AUTO_TEST_CASE(power_cut_drops_are_exported_as_power_off_not_partitioned) {
+  simasio::world w(recording());
+  auto& a = w.add_host("alice");
+  auto& b = w.add_host("bob");
+  namespace ip = boost::asio::ip;
+  simasio::ip::udp::socket rx(a.context(), ip::udp::endpoint(ip::udp::v4(), 53));
+  simasio::ip::udp::socket tx(b.context(), ip::udp::v4());
+  stream_between(w, a, b, 200'000, [&] {
+    a.crash(simasio::crash_kind::power);
+    tx.send_to(boost::asio::buffer("ping", 4), {a.address(), 53});  // into the dark
+  });
+  const exported e = export_run(w, "power_cut");
+  const auto drops = lines_of_kind(e, "net_drop");
+  BOOST_TEST(drops.size() >= 3u);  // the datagram, segments in flight, retransmissions
+  for (const auto& line : drops) BOOST_TEST(has(line, "\"reason\":\"power_off\""), line);
+  BOOST_TEST(!has(e.jsonl, "partitioned"));
+  BOOST_TEST(has(e.chrome, "\"reason\":\"power_off\""));
+  BOOST_TEST(has(lines_of_kind(e, "crash").at(0), "\"crash\":\"power\""));
+}
+
+BOOST_AUTO_TEST_CASE(a_partition_still_drops_as_partitioned) {
+  simasio::world w(recording());
+  auto& a = w.add_host("alice");
+  auto& b = w.add_host("bob");
+  stream_between(w, a, b, 200'000, [&] { w.net().partition({{&a}, {&b}}); });
+  const exported e = export_run(w, "partition");
+  const auto drops = lines_of_kind(e, "net_drop");
+  BOOST_TEST(!drops.empty());
+  for (const auto& line : drops) BOOST_TEST(has(line, "\"reason\":\"partitioned\""), line);
+}
+
 BOOST_AUTO_TEST_CASE(block_fault_names_the_fault_and_both_hosts) {
   simasio::world w(recording());
   auto& a = w.add_host("alice");
@@ -165,6 +196,42 @@ BOOST_AUTO_TEST_CASE(block_fault_names_the_fault_and_both_hosts) {
   BOOST_REQUIRE(ev.size() >= 2u);
   BOOST_TEST(simasio::describe(ev[ev.size() - 2]).find("net_fault fault=block") != std::string::npos);
   BOOST_TEST(simasio::describe(ev.back()).find("4294967295") == std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(every_dropped_packet_was_sent_first) {
+  simasio::link_config lossy;
+  lossy.loss = 0.3;
+  simasio::world_options opts = recording(7);
+  opts.link = lossy;
+  simasio::world w(opts);
+  auto& a = w.add_host("alice");
+  auto& b = w.add_host("bob");
+  namespace ip = boost::asio::ip;
+  simasio::ip::udp::socket tx(b.context(), ip::udp::v4());
+  stream_between(w, a, b, 100'000, [&] {
+    tx.send_to(boost::asio::buffer("ping", 4), {ip::make_address("10.0.0.99"), 53});  // nobody has it
+  });
+  const exported e = export_run(w, "loss");
+  const std::regex packet_of("\"packet\":([0-9]+)");
+  std::set<std::string> sent;
+  std::size_t drops = 0, lost = 0;
+  std::smatch m;
+  for (const auto& line : e.lines) {
+    if (has(line, "\"kind\":\"net_send\"") && std::regex_search(line, m, packet_of)) sent.insert(m[1]);
+    if (!has(line, "\"kind\":\"net_drop\"")) continue;
+    ++drops;
+    if (has(line, "\"reason\":\"lost\"")) ++lost;
+    BOOST_TEST_REQUIRE(std::regex_search(line, m, packet_of), line);
+    BOOST_TEST(sent.count(m[1]) == 1u, "no net_send before " << line);
+  }
+  BOOST_TEST(lost >= 5u);
+  BOOST_TEST(drops > lost);  // the datagram to nobody
+  // The raw events agree: a net_drop's a is always a sent packet's seq.
+  std::set<std::uint64_t> seqs;
+  for (const auto& ev : w.events().events()) {
+    if (ev.kind == event_kind::net_send) seqs.insert(ev.a);
+    if (ev.kind == event_kind::net_drop) BOOST_TEST(seqs.count(ev.a) == 1u, simasio::describe(ev));
+  }
 }
 
 BOOST_AUTO_TEST_CASE(tcp_events_name_the_connection_and_the_error) {

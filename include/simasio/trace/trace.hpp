@@ -26,9 +26,13 @@ enum class event_kind : std::uint8_t {
                      ///< ("offset_ns", "drift_ppb")
   dropped = 7,       ///< work was dropped because its host is down: a = context id ("context")
   user = 8,          ///< world::note(): a = user value ("value")
-  net_send = 9,      ///< a packet left a host: a = packet seq, b = destination host ("packet", "to")
+  net_send = 9,      ///< a packet left a host: a = packet seq, b = destination host or no_host for an
+                     ///< address nobody has ("packet", "to"). A packet parked by network::hold is
+                     ///< sent again, same seq, on release; a TCP retransmission is a new packet
   net_deliver = 10,  ///< a packet arrived: a = packet seq, b = payload bytes ("packet", "bytes")
-  net_drop = 11,     ///< a packet was lost: a = packet seq, b = drop_reason ("packet", "reason")
+  net_drop = 11,     ///< a packet was lost: a = packet seq, always that of an earlier net_send,
+                     ///< b = drop_reason ("packet", "reason"). TCP segments in flight behind a dropped
+                     ///< one are dropped with it, for the same reason, and sent again in order
   net_duplicate = 12,  ///< a datagram was duplicated: a = packet seq (the copy keeps the original's),
                        ///< b = destination host ("packet", "to")
   net_fault = 13,    ///< the topology changed: a = fault_kind, b = other host; the event's host is the
@@ -48,6 +52,8 @@ enum class drop_reason : std::uint8_t {
   power_off = 3,     ///< the sender or the receiver is powered off (crash_kind::power)
   no_socket = 4,     ///< nothing listens at the destination port (or the connection is gone)
   buffer_full = 5,   ///< the receiving datagram socket's buffer is full
+  unreachable = 6,   ///< no host has the destination address
+  held = 7,          ///< a TCP segment met a held link: taken back, sent again on release
 };
 
 /// Which topology change a net_fault event records: its a.
