@@ -1,8 +1,9 @@
 # cmake -DSCENARIO=<exe> -DDIR=<dir> [-DCHROMIUM=<path>] -P check_artifacts.cmake
 #
 # Runs a failing scenario, then checks its trace artifacts: the JSON lines
-# and the Chrome trace parse as JSON with the expected content, and the HTML
-# diagram, rendered by headless Chromium, draws lanes, messages, drops,
+# and the Chrome trace parse as JSON with the expected content and named
+# fields (no raw integers to decode), and the HTML diagram, rendered by
+# headless Chromium, draws lanes, messages, drops with their reasons,
 # duplicates, topology changes, a crash and a restart.
 file(REMOVE_RECURSE "${DIR}")
 execute_process(COMMAND "${SCENARIO}" "${DIR}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -22,6 +23,26 @@ endif()
 list(GET lines 0 first)
 string(JSON kind GET "${first}" kind)
 string(JSON step GET "${first}" step)
+foreach(line IN LISTS lines)
+  string(JSON line_kind GET "${line}" kind)
+  if(line_kind STREQUAL "net_drop")
+    string(JSON packet GET "${line}" packet)
+    string(JSON reason GET "${line}" reason)
+    break()
+  endif()
+endforeach()
+if(NOT DEFINED reason)
+  message(FATAL_ERROR "${base}.jsonl has no net_drop with a packet and a reason")
+endif()
+foreach(ext jsonl json html)
+  file(READ "${base}.${ext}" text)
+  foreach(raw "\"a\":" "\"b\":" "4294967295")
+    string(FIND "${text}" "${raw}" at)
+    if(NOT at EQUAL -1)
+      message(FATAL_ERROR "${base}.${ext} has ${raw}: fields must be named, hosts by name or null")
+    endif()
+  endforeach()
+endforeach()
 
 file(READ "${base}.json" chrome)
 string(JSON events LENGTH "${chrome}" traceEvents)
@@ -38,7 +59,8 @@ if(CHROMIUM)
                           --disable-background-networking --disable-component-update --disable-sync
                           --user-data-dir=${DIR}/chromium-profile --dump-dom "file://${base}.html"
                   OUTPUT_VARIABLE dom ERROR_VARIABLE ignored RESULT_VARIABLE rc TIMEOUT 120)
-  foreach(expected "class=\"lane\"" "class=\"message\"" "class=\"drop\"" "class=\"duplicate\"" "class=\"fault\""
+  foreach(expected "class=\"lane\"" "class=\"message\"" "class=\"drop\"" "class=\"drop-reason\"" "class=\"duplicate\""
+                   "class=\"fault\"" "<title>step "
                    "class=\"crash\"" "class=\"restart\"" ">alice<" ">bob<" ">carol<" "class=\"time\"")
     string(FIND "${dom}" "${expected}" at)
     if(at EQUAL -1)
@@ -49,4 +71,4 @@ if(CHROMIUM)
 else()
   message(FATAL_ERROR "chromium is not installed: the diagram cannot be checked (scripts/test.sh installs it)")
 endif()
-message(STATUS "${count} events; first: ${kind} at step ${step}")
+message(STATUS "${count} events; first: ${kind} at step ${step}; a drop: packet ${packet}, ${reason}")

@@ -275,19 +275,20 @@ run_outcome run_verified(const std::function<void(world&)>& scenario, world_opti
   opts.record_trace = true;
   std::vector<trace_event> first_events, second_events;
   std::uint64_t first_hash = 0;
-  run_outcome first = run_seed(scenario, opts, seed, fail_on_stall, &first_events);
+  std::vector<std::string> first_names, second_names;
+  run_outcome first = run_seed(scenario, opts, seed, fail_on_stall, &first_events, nullptr, &first_names);
   first_hash = first.trace_hash;
-  run_outcome second = run_seed(scenario, opts, seed, fail_on_stall, &second_events);
+  run_outcome second = run_seed(scenario, opts, seed, fail_on_stall, &second_events, nullptr, &second_names);
   if (first.error || second.trace_hash == first_hash) return first.error ? first : second;
   std::size_t i = 0;
   while (i < first_events.size() && i < second_events.size() && first_events[i] == second_events[i]) ++i;
-  auto show = [](const std::vector<trace_event>& ev, std::size_t k) {
-    return k < ev.size() ? describe(ev[k]) : std::string("(the run ended)");
+  auto show = [](const std::vector<trace_event>& ev, const std::vector<std::string>& names, std::size_t k) {
+    return k < ev.size() ? describe(ev[k], names) : std::string("(the run ended)");
   };
   run_outcome out = second;
   out.what = "nondeterminism: the same seed gave trace hash " + std::to_string(first_hash) + ", then " +
              std::to_string(second.trace_hash) + "; first difference at event #" + std::to_string(i) + ": " +
-             show(first_events, i) + " vs " + show(second_events, i) +
+             show(first_events, first_names, i) + " vs " + show(second_events, second_names, i) +
              ". Something outside the seed decided: a wall clock, std::random_device, an unordered container, "
              "a pointer value, or state kept from an earlier run.";
   out.type = "simasio::nondeterminism";

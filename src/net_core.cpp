@@ -23,7 +23,7 @@ constexpr std::size_t max_datagram = 65507;
 constexpr duration max_rto = std::chrono::seconds(120);
 constexpr duration initial_rto = std::chrono::milliseconds(200);
 
-enum drop_reason : std::uint64_t { lost = 1, partitioned = 2, powered_off = 3, no_socket = 4, buffer_full = 5 };
+std::uint64_t code(drop_reason r) noexcept { return static_cast<std::uint64_t>(r); }
 }  // namespace
 
 std::string net_endpoint::to_string() const { return address.to_string() + ":" + std::to_string(port); }
@@ -118,6 +118,14 @@ net_core::verdict net_core::judge(std::uint32_t from, std::uint32_t to) const {
   if (blocked.count({from, to}) != 0) return verdict::drop;
   if (held.count({std::min(from, to), std::max(from, to)}) != 0) return verdict::hold;
   return verdict::pass;
+}
+
+// Why judge() dropped between from and to: a host without power, else a
+// block (in either direction: TCP needs both).
+std::uint64_t net_core::drop_cause(std::uint32_t from, std::uint32_t to) const noexcept {
+  if (to >= hosts_.size()) return code(drop_reason::unreachable);
+  if (!hosts_[to].state->powered || !hosts_[from].state->powered) return code(drop_reason::power_off);
+  return code(drop_reason::partitioned);
 }
 
 duration net_core::draw_latency(const link_config& cfg) {
@@ -221,7 +229,7 @@ void net_core::send_packet(packet* p) {
   record(event_kind::net_send, p->from_host, p->seq, p->to_host);
   switch (judge(p->from_host, p->to_host)) {
     case verdict::drop:
-      record(event_kind::net_drop, p->from_host, p->seq, partitioned);
+      record(event_kind::net_drop, p->from_host, p->seq, drop_cause(p->from_host, p->to_host));
       drop_packet(p);
       return;
     case verdict::hold:
@@ -241,7 +249,7 @@ void net_core::send_packet(packet* p) {
   const std::size_t fragments = p->data.empty() ? 1 : (p->data.size() + payload - 1) / payload;
   for (std::size_t f = 0; f < fragments; ++f) {
     if (r.chance(cfg.loss)) {
-      record(event_kind::net_drop, p->from_host, p->seq, lost);
+      record(event_kind::net_drop, p->from_host, p->seq, code(drop_reason::lost));
       drop_packet(p);
       return;
     }
@@ -266,7 +274,7 @@ void net_core::arrive(packet* p) {
     return;
   }
   if (v == verdict::drop) {
-    record(event_kind::net_drop, p->to_host, p->seq, partitioned);
+    record(event_kind::net_drop, p->to_host, p->seq, drop_cause(p->from_host, p->to_host));
     drop_packet(p);
     return;
   }
@@ -281,9 +289,9 @@ void net_core::arrive(packet* p) {
       auto it = ports.find({static_cast<std::uint8_t>(transport::udp), p->to.port});
       socket_state* s = it == ports.end() ? nullptr : find_socket(it->second);
       if (s == nullptr || !s->ctx->host->up || (s->connected && !(s->remote == p->from))) {
-        record(event_kind::net_drop, p->to_host, p->seq, no_socket);
+        record(event_kind::net_drop, p->to_host, p->seq, code(drop_reason::no_socket));
       } else if (s->datagram_bytes + p->data.size() > s->receive_buffer) {
-        record(event_kind::net_drop, p->to_host, p->seq, buffer_full);
+        record(event_kind::net_drop, p->to_host, p->seq, code(drop_reason::buffer_full));
       } else {
         s->datagram_bytes += p->data.size();
         s->datagrams.push_back(datagram{p->from, std::move(p->data)});
@@ -686,7 +694,8 @@ boost::system::error_code net_core::send_to(socket_state& s, std::span<const boo
   }
   bytes = size;
   if (p->to_host == no_host) {  // nobody has that address: the datagram vanishes
-    record(event_kind::net_drop, from, p->seq, no_socket);
+    record(event_kind::net_send, from, p->seq, no_host);
+    record(event_kind::net_drop, from, p->seq, code(drop_reason::unreachable));
     drop_packet(p);
     return {};
   }
@@ -763,8 +772,9 @@ void net_core::send_syn(std::uint64_t sock_id) {
         s);
   duration backoff = std::chrono::seconds(1) * (std::int64_t{1} << std::min(attempt, 20));
   core_.schedule(*timer, core_.now() + backoff);
-  if (p->to_host == no_host) {
-    record(event_kind::net_drop, h, p->seq, no_socket);
+  if (p->to_host == no_host) {  // nobody has that address: the SYN vanishes
+    record(event_kind::net_send, h, p->seq, no_host);
+    record(event_kind::net_drop, h, p->seq, code(drop_reason::unreachable));
     drop_packet(p);
     return;
   }
@@ -940,7 +950,11 @@ void net_core::transmit(tcp_connection& c, int side) {
         ch.bytes_outstanding = 0;
         return;
       }
-      record(event_kind::net_drop, from, c.id, lost ? drop_reason::lost : drop_reason::partitioned);
+      // The segment goes out and is lost on the way: it is numbered like
+      // any packet, so the drop names one the trace saw sent.
+      const std::uint64_t seq = core_.events().size();
+      record(event_kind::net_send, from, seq, to);
+      record(event_kind::net_drop, from, seq, lost ? code(drop_reason::lost) : drop_cause(from, to));
       schedule_attempt(c, side, core_.now() + ch.rto);
       ch.rto = std::min(ch.rto * 2, max_rto);
       return;
@@ -969,10 +983,14 @@ void net_core::transmit(tcp_connection& c, int side) {
   }
 }
 
-// A partition ate the head of the flight: everything in flight goes back to
-// the queue, in order, to be retransmitted.
-void net_core::retreat(tcp_connection& c, int side) {
+// A partition, a power cut or a hold ate the head of the flight: everything
+// in flight goes back to the queue, in order, to be retransmitted. The rest
+// of the flight shares the head's fate, and the trace says so packet by
+// packet (each sent packet ends delivered or dropped).
+void net_core::retreat(tcp_connection& c, int side, const packet& head, std::uint64_t reason) {
   tcp_channel& ch = c.chan[side];
+  for (const packet* p : ch.in_flight)
+    if (p != &head) record(event_kind::net_drop, p->to_host, p->seq, reason);
   while (!ch.in_flight.empty()) {
     packet* p = ch.in_flight.back();
     ch.in_flight.pop_back();
@@ -986,6 +1004,7 @@ void net_core::retreat(tcp_connection& c, int side) {
 void net_core::on_segment(packet& p) {
   tcp_connection* c = find_connection(p.conn);
   if (c == nullptr) {
+    record(event_kind::net_drop, p.to_host, p.seq, code(drop_reason::no_socket));
     drop_packet(&p);
     return;
   }
@@ -993,8 +1012,9 @@ void net_core::on_segment(packet& p) {
   tcp_channel& ch = c->chan[side];
   const verdict v = judge(p.from_host, p.to_host);
   if (v != verdict::pass) {
-    record(event_kind::net_drop, p.to_host, p.seq, partitioned);
-    retreat(*c, side);  // frees p with the rest of the flight
+    const std::uint64_t reason = v == verdict::hold ? code(drop_reason::held) : drop_cause(p.from_host, p.to_host);
+    record(event_kind::net_drop, p.to_host, p.seq, reason);
+    retreat(*c, side, p, reason);  // frees p with the rest of the flight
     if (v == verdict::drop) {
       if (ch.stuck_since < duration::zero()) ch.stuck_since = core_.now();
       if (!ch.attempt_scheduled) schedule_attempt(*c, side, core_.now() + ch.rto);
@@ -1133,6 +1153,7 @@ void net_core::host_crashed(std::uint32_t host, bool power) {
         while (!ch.in_flight.empty()) {
           packet* p = ch.in_flight.front();
           ch.in_flight.pop_front();
+          record(event_kind::net_drop, host, p->seq, code(drop_reason::power_off));
           drop_packet(p);
         }
       }

@@ -13,18 +13,17 @@
 namespace simasio {
 
 namespace {
-enum fault_code : std::uint64_t { fault_block = 1, fault_heal = 2, fault_hold = 3, fault_release = 4, fault_config = 5,
-                                   fault_reset = 6 };
-}
+std::uint64_t code(fault_kind k) { return static_cast<std::uint64_t>(k); }
+}  // namespace
 
 void network::configure(link_config config) {
   net_->default_link = std::move(config);
-  net_->core().record(event_kind::net_fault, no_host, fault_config, no_host);
+  net_->core().record(event_kind::net_fault, no_host, code(fault_kind::configure), no_host);
 }
 
 void network::configure(host& from, host& to, link_config config) {
   net_->links[{from.id(), to.id()}] = std::move(config);
-  net_->core().record(event_kind::net_fault, from.id(), fault_config, to.id());
+  net_->core().record(event_kind::net_fault, from.id(), code(fault_kind::configure), to.id());
 }
 
 void network::partition(std::vector<std::vector<host*>> groups) {
@@ -34,33 +33,33 @@ void network::partition(std::vector<std::vector<host*>> groups) {
       for (host* a : groups[g])
         for (host* b : groups[other]) {
           net_->blocked.insert({a->id(), b->id()});
-          net_->core().record(event_kind::net_fault, a->id(), fault_block, b->id());
+          net_->core().record(event_kind::net_fault, a->id(), code(fault_kind::block), b->id());
         }
     }
 }
 
 void network::block(host& from, host& to) {
   net_->blocked.insert({from.id(), to.id()});
-  net_->core().record(event_kind::net_fault, from.id(), fault_block, to.id());
+  net_->core().record(event_kind::net_fault, from.id(), code(fault_kind::block), to.id());
 }
 
 void network::heal() {
   net_->blocked.clear();
-  net_->core().record(event_kind::net_fault, no_host, fault_heal, no_host);
+  net_->core().record(event_kind::net_fault, no_host, code(fault_kind::heal), no_host);
 }
 
 void network::hold(host& a, host& b) {
   net_->held.insert({std::min(a.id(), b.id()), std::max(a.id(), b.id())});
-  net_->core().record(event_kind::net_fault, a.id(), fault_hold, b.id());
+  net_->core().record(event_kind::net_fault, a.id(), code(fault_kind::hold), b.id());
 }
 
 void network::release(host& a, host& b) {
-  net_->core().record(event_kind::net_fault, a.id(), fault_release, b.id());
+  net_->core().record(event_kind::net_fault, a.id(), code(fault_kind::release), b.id());
   net_->release(a.id(), b.id());
 }
 
 void network::reset(host& a, host& b) {
-  net_->core().record(event_kind::net_fault, a.id(), fault_reset, b.id());
+  net_->core().record(event_kind::net_fault, a.id(), code(fault_kind::reset), b.id());
   net_->reset_connections(a.id(), b.id());
 }
 

@@ -3,6 +3,9 @@
 #include <simasio/error.hpp>
 #include <simasio/random/tape.hpp>
 #include <simasio/trace/trace.hpp>
+#include <simasio/world_options.hpp>
+
+#include <boost/asio/error.hpp>
 
 #include <cstdio>
 #include <ostream>
@@ -80,6 +83,31 @@ const char* to_string(event_kind k) noexcept {
 
 std::ostream& operator<<(std::ostream& os, event_kind k) { return os << to_string(k); }
 
+const char* to_string(drop_reason r) noexcept {
+  switch (r) {
+    case drop_reason::lost: return "lost";
+    case drop_reason::partitioned: return "partitioned";
+    case drop_reason::power_off: return "power_off";
+    case drop_reason::no_socket: return "no_socket";
+    case drop_reason::buffer_full: return "buffer_full";
+    case drop_reason::unreachable: return "unreachable";
+    case drop_reason::held: return "held";
+  }
+  return "unknown";
+}
+
+const char* to_string(fault_kind f) noexcept {
+  switch (f) {
+    case fault_kind::block: return "block";
+    case fault_kind::heal: return "heal";
+    case fault_kind::hold: return "hold";
+    case fault_kind::release: return "release";
+    case fault_kind::configure: return "configure";
+    case fault_kind::reset: return "reset";
+  }
+  return "unknown";
+}
+
 std::vector<trace_event> trace::recent() const {
   std::vector<trace_event> out;
   if (!ring_enabled_) return out;
@@ -89,12 +117,82 @@ std::vector<trace_event> trace::recent() const {
   return out;
 }
 
-std::string describe(const trace_event& e) {
+namespace {
+
+// The errors a simulated TCP socket fails with (tcp_reset's b), by the
+// boost::asio::error name a reader would grep for.
+std::string error_name(std::uint64_t value) {
+  namespace aerr = boost::asio::error;
+  const auto is = [value](aerr::basic_errors e) { return value == static_cast<std::uint64_t>(e); };
+  if (is(aerr::connection_reset)) return "connection_reset";
+  if (is(aerr::connection_refused)) return "connection_refused";
+  if (is(aerr::timed_out)) return "timed_out";
+  if (is(aerr::connection_aborted)) return "connection_aborted";
+  if (is(aerr::host_unreachable)) return "host_unreachable";
+  if (is(aerr::network_unreachable)) return "network_unreachable";
+  if (is(aerr::operation_aborted)) return "operation_aborted";
+  return "error " + std::to_string(value);
+}
+
+trace_field number(const char* name, std::uint64_t v) { return {name, std::to_string(v), false}; }
+trace_field signed_number(const char* name, std::uint64_t v) {
+  return {name, std::to_string(static_cast<std::int64_t>(v)), false};
+}
+trace_field text(const char* name, std::string v) { return {name, std::move(v), true}; }
+trace_field null(const char* name) { return {name, "null", false}; }
+
+trace_field host_field(const char* name, std::uint64_t id, const std::vector<std::string>& names) {
+  if (id == no_host) return null(name);
+  return text(name, id < names.size() ? names[id] : "#" + std::to_string(id));
+}
+
+}  // namespace
+
+std::vector<trace_field> event_fields(const trace_event& e, const std::vector<std::string>& host_names) {
+  switch (e.kind) {
+    case event_kind::handler: return {number("context", e.a), number("op", e.b)};
+    case event_kind::time_advance: return {number("time_ns", e.a)};
+    case event_kind::timer_fire:
+      return {number("event", e.a), e.b == no_host ? null("context") : number("context", e.b)};
+    case event_kind::crash:
+      return {text("crash", static_cast<crash_kind>(e.a) == crash_kind::power ? "power" : "process")};
+    case event_kind::restart:
+    case event_kind::boot: return {};
+    case event_kind::clock_set: return {signed_number("offset_ns", e.a), signed_number("drift_ppb", e.b)};
+    case event_kind::dropped: return {number("context", e.a)};
+    case event_kind::user: return {number("value", e.a)};
+    case event_kind::net_send:
+    case event_kind::net_duplicate: return {number("packet", e.a), host_field("to", e.b, host_names)};
+    case event_kind::net_deliver: return {number("packet", e.a), number("bytes", e.b)};
+    case event_kind::net_drop:
+      return {number("packet", e.a), text("reason", to_string(static_cast<drop_reason>(e.b)))};
+    case event_kind::net_fault:
+      return {text("fault", to_string(static_cast<fault_kind>(e.a))), host_field("from", e.host, host_names),
+              host_field("to", e.b, host_names)};
+    case event_kind::tcp_connect: return {number("connection", e.a), text("side", e.b != 0 ? "server" : "client")};
+    case event_kind::tcp_reset:
+      return {e.a == 0 ? null("connection") : number("connection", e.a), text("error", error_name(e.b))};
+    case event_kind::tcp_close: return {number("connection", e.a), {"abortive", e.b != 0 ? "true" : "false", false}};
+    case event_kind::signal: return {number("signal", e.a)};
+  }
+  return {number("a", e.a), number("b", e.b)};  // a kind newer than this list
+}
+
+std::string describe(const trace_event& e, const std::vector<std::string>& host_names) {
   std::string s = "step " + std::to_string(e.step) + " t=" + detail::format_time(duration(e.time_ns));
-  if (e.host != no_host) s += " host " + std::to_string(e.host);
+  if (e.host != no_host) {
+    if (e.host < host_names.size()) s += " host " + host_names[e.host];
+    else s += " host " + std::to_string(e.host);
+  }
   s += ' ';
   s += to_string(e.kind);
-  s += " a=" + std::to_string(e.a) + " b=" + std::to_string(e.b);
+  for (const trace_field& f : event_fields(e, host_names)) {
+    if (!f.quoted && f.value == "null") continue;
+    s += ' ';
+    s += f.name;
+    s += '=';
+    s += f.value;
+  }
   return s;
 }
 

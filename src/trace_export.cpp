@@ -43,9 +43,22 @@ std::string html_escape(const std::string& s) {
   return out;
 }
 
+// The event's host as JSON: its name, or null for world-wide events.
 std::string host_of(const trace_event& e, const std::vector<std::string>& names) {
-  if (e.host == no_host) return "";
-  return e.host < names.size() ? names[e.host] : "#" + std::to_string(e.host);
+  if (e.host == no_host) return "null";
+  return json_string(e.host < names.size() ? names[e.host] : "#" + std::to_string(e.host));
+}
+
+// ,"packet":17,"reason":"lost" — the named fields of event_fields, never raw a and b.
+std::string json_fields(const trace_event& e, const std::vector<std::string>& names) {
+  std::string out;
+  for (const trace_field& f : event_fields(e, names)) {
+    out += ",\"";
+    out += f.name;
+    out += "\":";
+    out += f.quoted ? json_string(f.value) : f.value;
+  }
+  return out;
 }
 
 // What a bounded artifact says about the events it left out.
@@ -68,8 +81,8 @@ void write_json_lines(const std::string& path, const std::vector<trace_event>& e
   if (omitted != 0)
     out << "{\"omitted_events\":" << omitted << ",\"note\":" << json_string(omitted_note(omitted, events.size())) << "}\n";
   for (const trace_event& e : events)
-    out << "{\"step\":" << e.step << ",\"t_ns\":" << e.time_ns << ",\"host\":" << json_string(host_of(e, host_names))
-        << ",\"kind\":\"" << to_string(e.kind) << "\",\"a\":" << e.a << ",\"b\":" << e.b << "}\n";
+    out << "{\"step\":" << e.step << ",\"t_ns\":" << e.time_ns << ",\"host\":" << host_of(e, host_names)
+        << ",\"kind\":\"" << to_string(e.kind) << '"' << json_fields(e, host_names) << "}\n";
 }
 
 void write_chrome_trace(const std::string& path, const std::vector<trace_event>& events,
@@ -98,7 +111,7 @@ void write_chrome_trace(const std::string& path, const std::vector<trace_event>&
     const double ts = static_cast<double>(e.time_ns) / 1000.0;  // microseconds
     sep();
     out << R"({"ph":"i","s":"t","pid":1,"tid":)" << tid << ",\"ts\":" << ts << ",\"name\":\"" << to_string(e.kind)
-        << "\",\"args\":{\"step\":" << e.step << ",\"a\":" << e.a << ",\"b\":" << e.b << "}}";
+        << "\",\"args\":{\"step\":" << e.step << json_fields(e, host_names) << "}}";
     // Packets: a flow arrow from the send to the delivery.
     if (e.kind == event_kind::net_send || e.kind == event_kind::net_deliver) {
       sep();
@@ -123,6 +136,7 @@ h1 { font-size: 14px; margin: 8px; }
 .time { fill: #666; text-anchor: end; }
 .message { stroke: #2a6fdb; stroke-width: 1.2; marker-end: url(#arrow); }
 .drop { fill: #d22; font-weight: bold; text-anchor: middle; }
+.drop-reason { fill: #d22; font-size: 10px; }
 .duplicate { fill: #e90; text-anchor: middle; }
 .fault { stroke: #c0c; stroke-dasharray: 4 3; }
 .fault-label { fill: #c0c; }
@@ -133,9 +147,9 @@ h1 { font-size: 14px; margin: 8px; }
 <h1>)" << html_escape(title)
       << R"(</h1>
 <p style="margin:8px">Hosts are lanes, virtual time runs down the page (one row per instant),
-arrows are packets from send to delivery; <span style="color:#d22">&#x2715;</span> a drop,
+arrows are packets from send to delivery; <span style="color:#d22">&#x2715;</span> a drop and its reason,
 <span style="color:#e90">&#x2687;</span> a duplicate, dashed lines topology changes,
-red and green bars crashes and restarts.</p>
+red and green bars crashes and restarts. Hover a mark for its event.</p>
 )";
   if (omitted != 0) out << "<p style=\"margin:8px\"><b>" << html_escape(omitted_note(omitted, events.size())) << "</b></p>\n";
   out << R"(<div id="diagram"></div>
@@ -145,14 +159,14 @@ const data = {"hosts":[)";
   out << "],\"events\":[";
   for (std::size_t i = 0; i < events.size(); ++i) {
     const trace_event& e = events[i];
+    // [step, t_ns, lane (-1: world-wide), kind, {named fields}]
+    const std::string fields = json_fields(e, host_names);
     out << (i ? "," : "") << "[" << e.step << "," << e.time_ns << ","
-        << (e.host == no_host ? -1 : static_cast<long long>(e.host)) << "," << static_cast<int>(e.kind) << "," << e.a
-        << "," << e.b << "]";
+        << (e.host == no_host ? -1 : static_cast<long long>(e.host)) << ",\"" << to_string(e.kind) << "\",{"
+        << (fields.empty() ? fields : fields.substr(1)) << "}]";
   }
   out << R"(]};
 (function () {
-  const K = {handler: 0, crash: 3, restart: 4, send: 9, deliver: 10, drop: 11, duplicate: 12, fault: 13};
-  const faults = {1: "block", 2: "heal", 3: "hold", 4: "release", 5: "links", 6: "reset"};
   const ns = "http://www.w3.org/2000/svg";
   const times = [...new Set(data.events.map(e => e[1]))].sort((a, b) => a - b);
   const row = new Map(times.map((t, i) => [t, i]));
@@ -184,22 +198,38 @@ const data = {"hosts":[)";
   times.forEach(t => add("text", {class: "time", x: 80, y: rowY(t) + 4}, (t / 1e9).toFixed(6) + " s"));
   const sent = new Map();
   const labelsAt = new Map();  // several topology changes at one instant: labels side by side
-  for (const [step, t, host, kind, a, b] of data.events) {
-    if (kind === K.send && host >= 0) sent.set(a, {host, t});
-    else if (kind === K.deliver && host >= 0 && sent.has(a)) {
-      const s = sent.get(a);
-      add("line", {class: "message", x1: laneX(s.host), y1: rowY(s.t), x2: laneX(host), y2: rowY(t)});
-    } else if (kind === K.drop && host >= 0) add("text", {class: "drop", x: laneX(host), y: rowY(t) + 4}, "\u2715");
-    else if (kind === K.duplicate && host >= 0) add("text", {class: "duplicate", x: laneX(host) + 10, y: rowY(t) + 4}, "\u2687");
-    else if (kind === K.fault) {
-      add("line", {class: "fault", x1: 100, y1: rowY(t), x2: width - 10, y2: rowY(t)});
+  // Every mark carries its event's description as a tooltip, as describe() writes it.
+  const describe = (step, t, host, kind, f) =>
+    "step " + step + " t=" + (t / 1e9).toFixed(9) + "s" + (host >= 0 ? " host " + data.hosts[host] : "") + " " + kind +
+    Object.entries(f).filter(([k, v]) => v !== null).map(([k, v]) => " " + k + "=" + v).join("");
+  const titled = (el, label) => {
+    const title = document.createElementNS(ns, "title");
+    title.textContent = label;
+    el.appendChild(title);
+    return el;
+  };
+  for (const [step, t, host, kind, f] of data.events) {
+    const label = describe(step, t, host, kind, f);
+    if (kind === "net_send" && host >= 0) sent.set(f.packet, {host, t});
+    else if (kind === "net_deliver" && host >= 0 && sent.has(f.packet)) {
+      const s = sent.get(f.packet);
+      titled(add("line", {class: "message", x1: laneX(s.host), y1: rowY(s.t), x2: laneX(host), y2: rowY(t)}), label);
+    } else if (kind === "net_drop" && host >= 0) {
+      titled(add("text", {class: "drop", x: laneX(host), y: rowY(t) + 4}, "\u2715"), label);
+      add("text", {class: "drop-reason", x: laneX(host) + 8, y: rowY(t) + 4}, f.reason);
+    } else if (kind === "net_duplicate" && host >= 0)
+      titled(add("text", {class: "duplicate", x: laneX(host) + 10, y: rowY(t) + 4}, "\u2687"), label);
+    else if (kind === "net_fault") {
+      titled(add("line", {class: "fault", x1: 100, y1: rowY(t), x2: width - 10, y2: rowY(t)}), label);
       const k = labelsAt.get(t) || 0;
       labelsAt.set(t, k + 1);
       add("text", {class: "fault-label", x: width - 10, y: rowY(t) - 3 - 11 * k, "text-anchor": "end"},
-          (faults[a] || "fault") + (host >= 0 ? " " + data.hosts[host] : "") + (b < data.hosts.length ? " / " + data.hosts[b] : ""));
-    } else if (kind === K.crash && host >= 0) add("rect", {class: "crash", x: laneX(host) - 6, y: rowY(t) - 4, width: 12, height: 8});
-    else if (kind === K.restart && host >= 0) add("rect", {class: "restart", x: laneX(host) - 6, y: rowY(t) - 4, width: 12, height: 8});
-    else if (kind === K.handler && host >= 0) add("circle", {class: "step", cx: laneX(host), cy: rowY(t), r: 2});
+          f.fault + (f.from ? " " + f.from : "") + (f.to ? " / " + f.to : ""));
+    } else if (kind === "crash" && host >= 0)
+      titled(add("rect", {class: "crash", x: laneX(host) - 6, y: rowY(t) - 4, width: 12, height: 8}), label);
+    else if (kind === "restart" && host >= 0)
+      titled(add("rect", {class: "restart", x: laneX(host) - 6, y: rowY(t) - 4, width: 12, height: 8}), label);
+    else if (kind === "handler" && host >= 0) titled(add("circle", {class: "step", cx: laneX(host), cy: rowY(t), r: 2}), label);
   }
   document.getElementById("diagram").appendChild(svg);
 })();

@@ -113,6 +113,7 @@ class net_core {
   friend struct packet;
   enum class verdict { pass, drop, hold };
   verdict judge(std::uint32_t from, std::uint32_t to) const;
+  std::uint64_t drop_cause(std::uint32_t from, std::uint32_t to) const noexcept;  // a drop_reason, when judge drops
   const link_config& link(std::uint32_t from, std::uint32_t to) const;
   duration draw_latency(const link_config& cfg);
   duration on_wire(std::uint32_t from, std::uint32_t to, const link_config& cfg, std::size_t bytes);
@@ -138,7 +139,9 @@ class net_core {
   void queue_fin(tcp_connection& c, int side);
   void transmit(tcp_connection& c, int side);
   void schedule_attempt(tcp_connection& c, int side, duration at);
-  void retreat(tcp_connection& c, int side);  // in-flight segments back to the queue, in order
+  // In-flight segments back to the queue, in order; all but @p head (recorded
+  // already) recorded dropped for @p reason.
+  void retreat(tcp_connection& c, int side, const packet& head, std::uint64_t reason);
   void fail_socket(socket_state& s, boost::system::error_code ec);
   void abort_connection(socket_state& s, bool send_reset);
   void detach_connection(socket_state& s) noexcept;

@@ -12,31 +12,68 @@
 
 namespace simasio {
 
-/// What happened at one point of a run.
+/// What happened at one point of a run. Each kind gives its two integers
+/// a and b one meaning, everywhere; the exports write them as the named
+/// fields listed here (see event_fields), never as raw a and b.
 enum class event_kind : std::uint8_t {
-  handler = 0,       ///< a handler ran: a = context id, b = operation sequence number
-  time_advance = 1,  ///< virtual time jumped: a = new time in ns
-  timer_fire = 2,    ///< a timed event fired: a = event sequence number, b = context id
-  crash = 3,         ///< a host crashed: a = crash_kind
+  handler = 0,       ///< a handler ran: a = context id, b = operation sequence number ("context", "op")
+  time_advance = 1,  ///< virtual time jumped: a = new time in ns ("time_ns")
+  timer_fire = 2,    ///< a timed event fired: a = event sequence number, b = context id or no_host for
+                     ///< network events ("event", "context")
+  crash = 3,         ///< a host crashed: a = crash_kind ("crash": "process" or "power")
   restart = 4,       ///< a host restarted
   boot = 5,          ///< a host's boot function ran
-  clock_set = 6,     ///< a host's clock changed: a = offset ns, b = drift ppb
-  dropped = 7,       ///< work was dropped because its host is down: a = context id
-  user = 8,          ///< world::note(): a = user value
-  net_send = 9,      ///< a packet left a host: a = packet seq, b = destination host
-  net_deliver = 10,  ///< a packet arrived: a = packet seq, b = bytes
-  net_drop = 11,     ///< a packet was lost (loss, partition, power-off, no socket): a = packet seq, b = reason
-  net_duplicate = 12,  ///< a datagram was duplicated: a = packet seq of the copy
-  net_fault = 13,    ///< the topology changed: a = fault_kind, b = other host
-  tcp_connect = 14,  ///< a TCP connection was established: a = connection id
-  tcp_reset = 15,    ///< a TCP socket failed: a = connection id, b = error value
-  tcp_close = 16,    ///< a TCP socket closed: a = connection id, b = 1 if abortive
-  signal = 17,       ///< host::raise: a = signal number
+  clock_set = 6,     ///< a host's clock changed: a = offset ns, b = drift ppb, both two's complement
+                     ///< ("offset_ns", "drift_ppb")
+  dropped = 7,       ///< work was dropped because its host is down: a = context id ("context")
+  user = 8,          ///< world::note(): a = user value ("value")
+  net_send = 9,      ///< a packet left a host: a = packet seq, b = destination host or no_host for an
+                     ///< address nobody has ("packet", "to"). A packet parked by network::hold is
+                     ///< sent again, same seq, on release; a TCP retransmission is a new packet
+  net_deliver = 10,  ///< a packet arrived: a = packet seq, b = payload bytes ("packet", "bytes")
+  net_drop = 11,     ///< a packet was lost: a = packet seq, always that of an earlier net_send,
+                     ///< b = drop_reason ("packet", "reason"). TCP segments in flight behind a dropped
+                     ///< one are dropped with it, for the same reason, and sent again in order
+  net_duplicate = 12,  ///< a datagram was duplicated: a = packet seq (the copy keeps the original's),
+                       ///< b = destination host ("packet", "to")
+  net_fault = 13,    ///< the topology changed: a = fault_kind, b = other host; the event's host is the
+                     ///< first, no_host for both when the change is world-wide ("fault", "from", "to")
+  tcp_connect = 14,  ///< a TCP connection was established: a = connection id, b = 1 on the accepting side,
+                     ///< 0 on the connecting side ("connection", "side": "server" or "client")
+  tcp_reset = 15,    ///< a TCP socket failed: a = connection id or 0 before one existed, b = the
+                     ///< boost::asio::error value ("connection", "error", e.g. "connection_reset")
+  tcp_close = 16,    ///< a TCP socket closed: a = connection id, b = 1 if abortive ("connection", "abortive")
+  signal = 17,       ///< host::raise: a = signal number ("signal")
+};
+
+/// Why a packet was lost: net_drop's b.
+enum class drop_reason : std::uint8_t {
+  lost = 1,          ///< the link's loss probability (link_config::loss)
+  partitioned = 2,   ///< a block or partition between the hosts, in either direction for TCP
+  power_off = 3,     ///< the sender or the receiver is powered off (crash_kind::power)
+  no_socket = 4,     ///< nothing listens at the destination port (or the connection is gone)
+  buffer_full = 5,   ///< the receiving datagram socket's buffer is full
+  unreachable = 6,   ///< no host has the destination address
+  held = 7,          ///< a TCP segment met a held link: taken back, sent again on release
+};
+
+/// Which topology change a net_fault event records: its a.
+enum class fault_kind : std::uint8_t {
+  block = 1,      ///< network::block, or one direction of network::partition
+  heal = 2,       ///< network::heal (world-wide)
+  hold = 3,       ///< network::hold
+  release = 4,    ///< network::release
+  configure = 5,  ///< network::configure (world-wide for the default link)
+  reset = 6,      ///< network::reset
 };
 
 /// Lower-case name of a kind ("handler", "time_advance", ...).
 const char* to_string(event_kind) noexcept;
 std::ostream& operator<<(std::ostream& os, event_kind k);
+/// Lower-case name of a drop reason ("lost", "power_off", ...).
+const char* to_string(drop_reason) noexcept;
+/// Lower-case name of a topology change ("block", "heal", ...).
+const char* to_string(fault_kind) noexcept;
 
 /// Host number used for events that belong to no host.
 inline constexpr std::uint32_t no_host = 0xFFFFFFFFu;
@@ -130,8 +167,22 @@ class trace {
   std::uint64_t omitted_ = 0;
 };
 
-/// One line describing an event, e.g. "step 12 t=0.001500000s host 2 handler ctx=3 op=17".
-std::string describe(const trace_event&);
+/// One named field of an event, as the exports write it.
+struct trace_field {
+  const char* name = "";  ///< "packet", "reason", "from", ...
+  std::string value;      ///< the value's text: 17, power_off, alice, true, null
+  bool quoted = false;    ///< a string (names); otherwise a JSON literal (number, true, false, null)
+};
+
+/// An event's a and b as named fields (the list at event_kind): packet
+/// numbers, reasons and errors by name, hosts by their names in
+/// @p host_names ("#id" beyond it). A missing host is the literal null.
+std::vector<trace_field> event_fields(const trace_event& e, const std::vector<std::string>& host_names = {});
+
+/// One line describing an event with its named fields, e.g.
+/// "step 12 t=0.001500000s host 2 net_drop packet=17 reason=lost"; hosts
+/// are named when @p host_names has them, fields without a value left out.
+std::string describe(const trace_event& e, const std::vector<std::string>& host_names = {});
 
 }  // namespace simasio
 
