@@ -53,18 +53,28 @@ io_context::~io_context() {
 void io_context::orphan() noexcept {
   shutdown();
   if (state_.core != nullptr) state_.core->detach(state_);
+  // The host and the world die next: keep what the usage_error names, and
+  // leave no pointer to them behind.
+  orphaned_host_ = host_->name();
+  orphaned_seed_ = host_->get_world().seed();
+  host_ = nullptr;
+  state_.host = nullptr;
 }
 
-void io_context::throw_orphaned() {
-  throw usage_error(
-      "simasio: this io_context's world was destroyed while the io_context still existed; "
-      "destroy io_contexts (and their I/O objects) before their world");
+void io_context::throw_orphaned(std::string_view used_by) const {
+  throw usage_error("simasio: io_context of host '" + orphaned_host_ + "' outlived its world (seed " +
+                    std::to_string(orphaned_seed_) + ") and was used afterwards by " + std::string(used_by) +
+                    "; its pending work was destroyed with the world: destroy io_contexts and I/O objects before "
+                    "their world, or keep the world alive");
 }
 
-world& io_context::get_world() noexcept { return host_->get_world(); }
+world& io_context::get_world() {
+  if (host_ == nullptr) [[unlikely]] throw_orphaned("io_context::get_world");
+  return host_->get_world();
+}
 
-io_context::count_type io_context::drive(const detail::run_limits& limits) {
-  detail::world_core& core = sim_core();
+io_context::count_type io_context::drive(const detail::run_limits& limits, const char* used_by) {
+  detail::world_core& core = sim_core(used_by);
   const detail::run_result r = core.run(limits);
   // Asio: a run that ends for lack of work leaves the context stopped.
   if (r.end == detail::run_end::target_idle) core.stop_context(state_);
@@ -74,23 +84,24 @@ io_context::count_type io_context::drive(const detail::run_limits& limits) {
 io_context::count_type io_context::run() {
   detail::run_limits limits;
   limits.target = &state_;
-  return drive(limits);
+  return drive(limits, "io_context::run");
 }
 
 io_context::count_type io_context::run_one() {
   detail::run_limits limits;
   limits.target = &state_;
   limits.target_max = 1;
-  return drive(limits);
+  return drive(limits, "io_context::run_one");
 }
 
 io_context::count_type io_context::run_for_ns(duration rel, count_type max) {
-  detail::world_core& core = sim_core();
+  const char* used_by = max == 1 ? "io_context::run_one_for" : "io_context::run_for";
+  detail::world_core& core = sim_core(used_by);
   detail::run_limits limits;
   limits.target = &state_;
   limits.target_max = max;
   limits.deadline = detail::deadline_after(core.now(), rel);
-  return drive(limits);
+  return drive(limits, used_by);
 }
 
 io_context::count_type io_context::poll() { return poll_up_to(max_count()); }
@@ -98,7 +109,7 @@ io_context::count_type io_context::poll() { return poll_up_to(max_count()); }
 io_context::count_type io_context::poll_one() { return poll_up_to(1); }
 
 io_context::count_type io_context::poll_up_to(count_type max) {
-  detail::world_core& core = sim_core();
+  detail::world_core& core = sim_core(max == 1 ? "io_context::poll_one" : "io_context::poll");
   if (state_.work <= 0) {  // Asio: nothing to do leaves the context stopped
     core.stop_context(state_);
     return 0;
@@ -109,15 +120,9 @@ io_context::count_type io_context::poll_up_to(count_type max) {
   return n;
 }
 
-void io_context::stop() {
-  if (state_.core != nullptr) state_.core->stop_context(state_);
-  else state_.stopped = true;
-}
+void io_context::stop() { sim_core("io_context::stop").stop_context(state_); }
 
-void io_context::restart() {
-  if (state_.core != nullptr) state_.core->restart_context(state_);
-  else state_.stopped = false;
-}
+void io_context::restart() { sim_core("io_context::restart").restart_context(state_); }
 
 namespace detail {
 io_context& sim_context_of(boost::asio::execution_context& ctx, const char* object) {
@@ -129,6 +134,10 @@ io_context& sim_context_of(boost::asio::execution_context& ctx, const char* obje
                      "boost::asio::io_context, thread_pool or system_context?). Simulated I/O objects "
                      "only run inside a simasio::world: create them from a simasio::io_context or its "
                      "executor.");
+}
+
+void throw_orphaned(const context_state& ctx, const char* kind) {
+  static_cast<const io_context*>(ctx.exec)->throw_orphaned(std::string("a ") + kind);
 }
 }  // namespace detail
 

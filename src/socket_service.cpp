@@ -25,8 +25,9 @@ socket_service::~socket_service() {
     }
 }
 
-net_core& socket_service::net_checked() const {
-  if (net() == nullptr) io_context::sim_core_of_orphan();
+net_core& socket_service::net_checked(const char* kind) const {
+  if (net() == nullptr) [[unlikely]]
+    throw_orphaned(*ctx_, kind);
   return *net_;
 }
 

@@ -81,7 +81,8 @@ void timer_service::move_construct(timer_impl_base& to, timer_impl_base& from) n
   to.head = from.head;
   to.tail = from.tail;
   from.head = from.tail = nullptr;
-  from.incarnation = from.ctx->host->incarnation;  // a moved-from timer is as good as new
+  // A moved-from timer is as good as new (and as orphaned, once its world is gone).
+  if (from.ctx->core != nullptr) from.incarnation = from.ctx->host->incarnation;
   for (wait_op_base* op = to.head; op != nullptr; op = op->next_) op->impl_ = &to;
 }
 
@@ -165,20 +166,19 @@ void timer_service::describe(std::vector<std::string>& out) const {
 // ---- timer helpers -----------------------------------------------------------------
 
 std::int64_t timer_expiry_to_world(const timer_impl_base& impl, std::int64_t local_ns) {
-  if (impl.ctx->core == nullptr) io_context::sim_core_of_orphan();
+  check_not_orphaned(impl);
   if (local_ns >= never_ns) return never_ns;
   return impl.ctx->host->world_from_local(local_ns);
 }
 
-std::int64_t timer_host_now(const timer_impl_base& impl) noexcept {
-  const world_core* core = impl.ctx->core;
-  if (core == nullptr) return 0;
-  return host_local_ns(*core, impl.ctx->host);
+std::int64_t timer_host_now(const timer_impl_base& impl) {
+  check_not_orphaned(impl);
+  return host_local_ns(*impl.ctx->core, impl.ctx->host);
 }
 
 void sync_wait(timer_impl_base& impl, std::int64_t expiry_world_ns, boost::system::error_code& ec) {
+  check_not_orphaned(impl);
   world_core* core = impl.ctx->core;
-  if (core == nullptr) io_context::sim_core_of_orphan();
   ec = {};
   if (core->running()) {
     ec = error::would_block;

@@ -2,10 +2,15 @@
 #include <simasio/asio.hpp>
 #include <simasio/simasio.hpp>
 
+#include "support.hpp"
+
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/test/unit_test.hpp>
 
 #include <csignal>
+#include <memory>
+#include <string>
+#include <thread>
 
 namespace net = simasio::asio;
 
@@ -73,6 +78,57 @@ BOOST_AUTO_TEST_CASE(per_operation_cancellation_lets_awaitable_operators_finish)
       net::detached);
   w.run();
   BOOST_TEST(finished);
+}
+
+BOOST_AUTO_TEST_CASE(async_wait_after_the_world_is_destroyed_is_a_usage_error) {
+  auto w = std::make_unique<simasio::world>(7);
+  auto ioc = std::make_unique<simasio::io_context>(w->add_host("a"));
+  net::signal_set s(*ioc, SIGINT);
+  w.reset();
+  const std::string what = simasio_test::what_of<simasio::usage_error>(
+      [&] { s.async_wait([](boost::system::error_code, int) {}); });
+  BOOST_TEST(what.find("io_context of host 'a' outlived its world (seed 7)") != std::string::npos, what);
+}
+
+// Like a timer or a socket, a signal_set belongs to the process that made it.
+BOOST_AUTO_TEST_CASE(a_signal_set_of_a_crashed_process_is_refused_after_restart) {
+  simasio::world w;
+  auto& a = w.add_host("a");
+  net::signal_set old(a.context(), SIGTERM);
+  w.run_for(std::chrono::milliseconds(250));
+  a.crash(simasio::crash_kind::process);
+  bool ran = false;
+  old.async_wait([&](boost::system::error_code, int) { ran = true; });  // host down: dropped
+  a.restart();
+  a.raise(SIGTERM);
+  w.run();
+  BOOST_TEST(!ran);
+  const std::string what = simasio_test::what_of<simasio::usage_error>(
+      [&] { old.async_wait([](boost::system::error_code, int) {}); });
+  BOOST_TEST(what.find("a signal_set of host 'a' was used after the host restarted") != std::string::npos, what);
+  BOOST_TEST(what.find("died in the process crash at t=0.250") != std::string::npos, what);
+  // One made by the new process works.
+  net::signal_set fresh(a.context(), SIGTERM);
+  int got = 0;
+  fresh.async_wait([&](boost::system::error_code ec, int sig) { got = ec ? -1 : sig; });
+  a.raise(SIGTERM);
+  w.run();
+  BOOST_TEST(got == SIGTERM);
+}
+
+BOOST_AUTO_TEST_CASE(async_wait_from_another_thread_while_the_world_runs_is_a_usage_error) {
+  simasio::world w;
+  auto& a = w.add_host("a");
+  net::signal_set s(a.context(), SIGTERM);
+  std::string what;
+  net::post(a.context(), [&] {
+    std::thread intruder([&] {
+      what = simasio_test::what_of<simasio::usage_error>([&] { s.async_wait([](boost::system::error_code, int) {}); });
+    });
+    intruder.join();
+  });
+  w.run();
+  BOOST_TEST(what.find("from a thread that is not running its world") != std::string::npos, what);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

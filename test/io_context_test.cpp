@@ -1,5 +1,8 @@
 // io_context_test.cpp — run/poll/stop semantics, work counting, inline dispatch
+#include <simasio/asio.hpp>
 #include <simasio/simasio.hpp>
+
+#include "support.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/defer.hpp>
@@ -10,7 +13,10 @@
 #include <boost/asio/post.hpp>
 #include <boost/test/unit_test.hpp>
 
+#include <array>
+#include <csignal>
 #include <memory>
+#include <string>
 #include <stdexcept>
 #include <vector>
 
@@ -282,6 +288,136 @@ BOOST_AUTO_TEST_CASE(run_for_saturates_huge_durations) {
   BOOST_TEST((w.now() == simasio::duration(3s)));
   ioc.restart();
   BOOST_TEST(ioc.run_for(std::chrono::hours::max()) == 0u);
+}
+
+// ---- an io_context that outlived its world ------------------------------------
+// The world is gone, and with it the host and the network: every use of the
+// context (or of an object on it) is a usage_error naming the host, the
+// seed and the fix, never a read of freed memory.
+
+namespace {
+struct orphan {
+  std::unique_ptr<simasio::world> w = std::make_unique<simasio::world>(7);
+  std::unique_ptr<simasio::io_context> ioc = std::make_unique<simasio::io_context>(w->add_host("a"));
+};
+
+void check_orphan_message(const std::string& what) {
+  BOOST_TEST(what.find("io_context of host 'a' outlived its world (seed 7)") != std::string::npos, what);
+  BOOST_TEST(what.find("destroy io_contexts and I/O objects before their world, or keep the world alive") !=
+                 std::string::npos,
+             what);
+}
+
+template <class F>
+void check_orphan_use(F&& use) {
+  check_orphan_message(simasio_test::what_of<simasio::usage_error>(std::forward<F>(use)));
+}
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(timer_on_an_io_context_that_outlived_its_world_is_a_usage_error) {
+  orphan o;
+  o.w.reset();
+  check_orphan_use([&] { simasio::steady_timer t(*o.ioc); });
+  check_orphan_use([&] { simasio::system_timer t(o.ioc->get_executor(), 1s); });
+}
+
+BOOST_AUTO_TEST_CASE(get_host_of_an_io_context_that_outlived_its_world_is_a_usage_error) {
+  orphan o;
+  o.w.reset();
+  check_orphan_use([&] { return o.ioc->get_host().name(); });
+  check_orphan_use([&] { return o.ioc->get_world().seed(); });
+}
+
+BOOST_AUTO_TEST_CASE(running_or_posting_to_an_io_context_that_outlived_its_world_is_a_usage_error) {
+  orphan o;
+  bool ran = false;
+  asio::post(*o.ioc, [&] { ran = true; });
+  o.w.reset();
+  BOOST_TEST(!ran);  // its pending work died with the world
+  BOOST_TEST(o.ioc->concurrency_hint() == 1);
+  check_orphan_use([&] { o.ioc->run(); });
+  check_orphan_use([&] { o.ioc->run_one(); });
+  check_orphan_use([&] { o.ioc->run_for(1s); });
+  check_orphan_use([&] { o.ioc->run_one_for(1s); });
+  check_orphan_use([&] { o.ioc->poll(); });
+  check_orphan_use([&] { o.ioc->poll_one(); });
+  check_orphan_use([&] { o.ioc->stop(); });
+  check_orphan_use([&] { o.ioc->restart(); });
+  check_orphan_use([&] { asio::post(*o.ioc, [] {}); });
+  check_orphan_use([&] { asio::dispatch(o.ioc->get_executor(), [] {}); });
+  check_orphan_use([&] { asio::defer(o.ioc->get_executor(), [] {}); });
+  check_orphan_use([&] { asio::post(asio::any_io_executor(o.ioc->get_executor()), [] {}); });
+  check_orphan_use([&] { simasio::io_context::strand s(*o.ioc); s.post([] {}, std::allocator<void>()); });
+  BOOST_TEST(!o.ioc->get_executor().running_in_this_thread());
+}
+
+BOOST_AUTO_TEST_CASE(io_objects_on_an_io_context_that_outlived_its_world_are_usage_errors) {
+  orphan o;
+  o.w.reset();
+  namespace ip = simasio::asio::ip;
+  check_orphan_use([&] { ip::tcp::socket s(*o.ioc); });
+  check_orphan_use([&] { ip::tcp::socket s(o.ioc->get_executor(), ip::tcp::v4()); });
+  check_orphan_use([&] { ip::udp::socket s(*o.ioc); });
+  check_orphan_use([&] { ip::tcp::acceptor a(*o.ioc); });
+  check_orphan_use([&] { ip::tcp::acceptor a(*o.ioc, ip::tcp::endpoint(ip::tcp::v4(), 80)); });
+  check_orphan_use([&] { ip::tcp::resolver r(*o.ioc); });
+  check_orphan_use([&] { simasio::signal_set s(*o.ioc, SIGINT); });
+}
+
+BOOST_AUTO_TEST_CASE(io_objects_that_outlived_their_world_are_usage_errors_and_still_destroy_cleanly) {
+  orphan o;
+  namespace ip = simasio::asio::ip;
+  auto timer = std::make_unique<simasio::steady_timer>(*o.ioc, 1s);
+  auto signals = std::make_unique<simasio::signal_set>(*o.ioc, SIGTERM);
+  auto socket = std::make_unique<ip::tcp::socket>(*o.ioc, ip::tcp::v4());
+  auto udp = std::make_unique<ip::udp::socket>(*o.ioc, ip::udp::endpoint(ip::udp::v4(), 53));
+  auto acceptor = std::make_unique<ip::tcp::acceptor>(*o.ioc, ip::tcp::endpoint(ip::tcp::v4(), 80));
+  auto resolver = std::make_unique<ip::tcp::resolver>(*o.ioc);
+  int completions = 0;
+  timer->async_wait([&](boost::system::error_code) { ++completions; });
+  signals->async_wait([&](boost::system::error_code, int) { ++completions; });
+  std::array<char, 4> buf{};
+  udp->async_receive(asio::buffer(buf), [&](boost::system::error_code, std::size_t) { ++completions; });
+  o.w.reset();
+  BOOST_TEST(completions == 0);  // destroyed with the world, never run
+
+  check_orphan_use([&] { timer->async_wait([](boost::system::error_code) {}); });
+  check_orphan_use([&] { timer->wait(); });
+  check_orphan_use([&] { timer->expires_after(1s); });
+  check_orphan_use([&] { timer->expires_at(simasio::steady_clock::time_point{}); });
+  check_orphan_use([&] { timer->cancel(); });
+  check_orphan_use([&] { timer->cancel_one(); });
+
+  check_orphan_use([&] { signals->async_wait([](boost::system::error_code, int) {}); });
+  check_orphan_use([&] { signals->add(SIGINT); });
+  check_orphan_use([&] { signals->remove(SIGTERM); });
+  check_orphan_use([&] { signals->clear(); });
+  check_orphan_use([&] { signals->cancel(); });
+
+  check_orphan_use([&] { socket->connect(ip::tcp::endpoint(asio::ip::make_address("10.0.0.2"), 80)); });
+  check_orphan_use([&] { socket->async_connect(ip::tcp::endpoint(asio::ip::make_address("10.0.0.2"), 80),
+                                               [](boost::system::error_code) {}); });
+  check_orphan_use([&] { socket->async_read_some(asio::buffer(buf), [](boost::system::error_code, std::size_t) {}); });
+  check_orphan_use([&] { socket->write_some(asio::buffer(buf)); });
+  check_orphan_use([&] { socket->bind(ip::tcp::endpoint(ip::tcp::v4(), 0)); });
+  check_orphan_use([&] { socket->set_option(ip::tcp::no_delay(true)); });
+  check_orphan_use([&] { socket->close(); });
+  check_orphan_use([&] { socket->cancel(); });
+  check_orphan_use([&] { udp->send_to(asio::buffer(buf), ip::udp::endpoint(asio::ip::make_address("10.0.0.2"), 53)); });
+  check_orphan_use([&] { udp->async_receive(asio::buffer(buf), [](boost::system::error_code, std::size_t) {}); });
+  check_orphan_use([&] { acceptor->async_accept([](boost::system::error_code, ip::tcp::socket) {}); });
+  check_orphan_use([&] { acceptor->listen(); });
+  check_orphan_use([&] { resolver->resolve("a", "80"); });
+  check_orphan_use([&] { resolver->async_resolve("a", "80", [](boost::system::error_code, auto) {}); });
+
+  // Destroying them (and then the context) stays clean.
+  resolver.reset();
+  acceptor.reset();
+  udp.reset();
+  socket.reset();
+  signals.reset();
+  timer.reset();
+  o.ioc.reset();
 }
 
 BOOST_AUTO_TEST_SUITE_END()

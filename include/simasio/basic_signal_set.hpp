@@ -44,6 +44,7 @@ struct signal_set_state;
 // while nobody waited, and its waiting operations.
 struct signal_set_state {
   context_state* ctx = nullptr;
+  std::uint32_t incarnation = 0;  // of its host when created (host_state::incarnation)
   std::set<int> signals;
   std::deque<int> undelivered;
   std::deque<signal_op*> waiting;
@@ -90,7 +91,6 @@ class signal_wait_op final : public handler_op<signal_op, Handler, IoExecutor> {
   using base = handler_op<signal_op, Handler, IoExecutor>;
 
  public:
-  Handler& handler() noexcept { return this->handler_; }
   template <class H>
   signal_wait_op(H&& h, const IoExecutor& io_ex, const context_state& ctx, world_core& core)
       : base(&do_complete, std::forward<H>(h), io_ex, ctx, core) {}
@@ -162,17 +162,24 @@ class basic_signal_set {
 
   executor_type get_executor() noexcept { return ex_; }
 
-  void add(int signal_number) { state_.signals.insert(signal_number); }
+  void add(int signal_number) {
+    check_not_orphaned();
+    state_.signals.insert(signal_number);
+  }
   void add(int signal_number, boost::system::error_code& ec) {
     ec = {};
     add(signal_number);
   }
-  void remove(int signal_number) { state_.signals.erase(signal_number); }
+  void remove(int signal_number) {
+    check_not_orphaned();
+    state_.signals.erase(signal_number);
+  }
   void remove(int signal_number, boost::system::error_code& ec) {
     ec = {};
     remove(signal_number);
   }
   void clear() {
+    check_not_orphaned();
     state_.signals.clear();
     state_.undelivered.clear();
   }
@@ -180,7 +187,10 @@ class basic_signal_set {
     ec = {};
     clear();
   }
-  void cancel() { service_->cancel(state_); }
+  void cancel() {
+    check_not_orphaned();
+    service_->cancel(state_);
+  }
   void cancel(boost::system::error_code& ec) {
     ec = {};
     cancel();
@@ -190,19 +200,12 @@ class basic_signal_set {
   auto async_wait(SignalToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
     return boost::asio::async_initiate<SignalToken, void(boost::system::error_code, int)>(
         [this](auto&& handler) {
-          detail::context_state& ctx = *state_.ctx;
-          detail::world_core& core = *ctx.core;
           using op_type = detail::signal_wait_op<std::decay_t<decltype(handler)>, Executor>;
-          auto alloc = boost::asio::get_associated_allocator(handler);
-          op_type* op = detail::new_op<op_type>(core, alloc, std::forward<decltype(handler)>(handler), ex_, ctx, core);
-          core.work_started(ctx);
-          if (!ctx.host->up) return core.drop(ctx, op);
-          auto slot = boost::asio::get_associated_cancellation_slot(op->handler());
-          if (slot.is_connected()) {
-            op->slot_ = slot;
-            slot.template emplace<detail::signal_cancellation>(detail::signal_cancellation{service_, op});
-          }
-          service_->start(state_, *op);
+          auto* service = service_;
+          op_type* op = detail::start_op<op_type>(
+              *state_.ctx, state_.incarnation, "signal_set", std::forward<decltype(handler)>(handler), ex_,
+              detail::no_setup{}, [service](op_type* o) { return detail::signal_cancellation{service, o}; });
+          if (op != nullptr) service_->start(state_, *op);
         },
         token);
   }
@@ -212,7 +215,13 @@ class basic_signal_set {
     io_context& ctx = detail::sim_context_of_executor(ex_, "signal_set");
     service_ = &detail::signal_service::of(ctx);
     state_.ctx = &ctx.sim_state();
+    state_.incarnation = state_.ctx->host->incarnation;
     service_->add(state_);
+  }
+  // Every member but the destructor refuses a set whose world is gone.
+  void check_not_orphaned() const {
+    if (state_.ctx->core == nullptr) [[unlikely]]
+      detail::throw_orphaned(*state_.ctx, "signal_set");
   }
 
   executor_type ex_;

@@ -137,7 +137,7 @@ class basic_socket : public boost::asio::socket_base {
       return 0;
     }
     ec = {};
-    return service_->net_checked().available(*state_);
+    return net().available(*state_);
   }
   void bind(const endpoint_type& endpoint) {
     boost::system::error_code ec;
@@ -201,6 +201,7 @@ class basic_socket : public boost::asio::socket_base {
   }
   template <typename SettableSocketOption>
   void set_option(const SettableSocketOption& option, boost::system::error_code& ec) {
+    net();  // a usage_error once the world is gone, like every other call
     const protocol_type p = protocol();
     ec = service_->set_option(state(), option.level(p), option.name(p), option.data(p), option.size(p));
   }
@@ -320,7 +321,9 @@ class basic_socket : public boost::asio::socket_base {
   template <typename, typename>
   friend class basic_socket_acceptor;
 
-  detail::net_core& net() const { return service_->net_checked(); }
+  detail::net_core& net() const {
+    return service_->net_checked(state_ != nullptr ? detail::socket_kind(*state_) : "socket");
+  }
   detail::socket_state& state() {
     if (state_ == nullptr) state_ = &service_->create(transport_of());
     return *state_;

@@ -23,10 +23,16 @@ namespace detail {
 // Blocks the test body until a wait completes; fails inside a handler.
 void sync_wait(timer_impl_base& impl, std::int64_t expiry_world_ns, boost::system::error_code& ec);
 [[noreturn]] void throw_wait_error(const boost::system::error_code& ec, const char* kind);
+// @throws usage_error if the timer's io_context outlived its world.
+inline void check_not_orphaned(const timer_impl_base& impl) {
+  if (impl.ctx->core == nullptr) [[unlikely]]
+    throw_orphaned(*impl.ctx, impl.kind);
+}
 // World time of a host-local expiry. @throws usage_error if the timer's
 // world is gone.
 std::int64_t timer_expiry_to_world(const timer_impl_base& impl, std::int64_t local_ns);
-std::int64_t timer_host_now(const timer_impl_base& impl) noexcept;
+// The timer's host clock now. @throws usage_error if the world is gone.
+std::int64_t timer_host_now(const timer_impl_base& impl);
 }  // namespace detail
 
 /// Asio's `basic_waitable_timer` with the same members, over virtual time.
@@ -100,7 +106,7 @@ class basic_waitable_timer {
   }
   basic_waitable_timer& operator=(basic_waitable_timer&& other) {
     if (this != &other) {
-      cancel();
+      service_->cancel(impl_);
       service_->destroy(impl_);
       ex_ = other.ex_;
       move_from(other);
@@ -121,9 +127,15 @@ class basic_waitable_timer {
   executor_type get_executor() noexcept { return ex_; }
 
   /// Cancels every pending wait; returns how many were cancelled.
-  std::size_t cancel() { return service_->cancel(impl_); }
+  std::size_t cancel() {
+    detail::check_not_orphaned(impl_);
+    return service_->cancel(impl_);
+  }
   /// Cancels the oldest pending wait; returns 0 or 1.
-  std::size_t cancel_one() { return service_->cancel_one(impl_); }
+  std::size_t cancel_one() {
+    detail::check_not_orphaned(impl_);
+    return service_->cancel_one(impl_);
+  }
 #if !defined(BOOST_ASIO_NO_DEPRECATED)
   std::size_t cancel(boost::system::error_code& ec) {
     ec = {};
@@ -142,13 +154,12 @@ class basic_waitable_timer {
 
   /// Sets the expiry; cancels pending waits and returns how many.
   std::size_t expires_at(const time_point& expiry_time) {
-    const std::size_t n = service_->cancel(impl_);
-    expiry_ = expiry_time;
-    return n;
+    detail::check_not_orphaned(impl_);
+    return reset_expiry(expiry_time);
   }
   /// Sets the expiry relative to the host's clock now.
   std::size_t expires_after(const duration& expiry_time) {
-    return expires_at(saturating_add(host_now(), expiry_time));
+    return reset_expiry(saturating_add(host_now(), expiry_time));  // host_now() checked the world
   }
 
   /// Blocks until expiry. Only from the test body (it drives the world).
@@ -195,6 +206,11 @@ class basic_waitable_timer {
     service_ = &detail::timer_service::of(ctx);
     service_->construct(impl_, ctx, clock_traits::timer_name);
     expiry_ = host_now();
+  }
+  std::size_t reset_expiry(const time_point& expiry_time) noexcept {
+    const std::size_t n = service_->cancel(impl_);
+    expiry_ = expiry_time;
+    return n;
   }
   template <typename Other>
   void move_from(Other& other) {

@@ -18,6 +18,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 
@@ -108,9 +110,14 @@ class io_context : public boost::asio::execution_context {
   void reset() { restart(); }
 
   /// The host this context belongs to.
-  host& get_host() noexcept { return *host_; }
+  /// @throws usage_error if the world was destroyed before this context.
+  host& get_host() {
+    if (host_ == nullptr) [[unlikely]] throw_orphaned("io_context::get_host");
+    return *host_;
+  }
   /// The world this context belongs to.
-  world& get_world() noexcept;
+  /// @throws usage_error if the world was destroyed before this context.
+  world& get_world();
   /// How many threads this context models.
   int concurrency_hint() const noexcept { return state_.concurrency; }
 
@@ -125,14 +132,15 @@ class io_context : public boost::asio::execution_context {
   /// Internal: the scheduling state (used by simasio's I/O objects).
   detail::context_state& sim_state() noexcept { return state_; }
   const detail::context_state& sim_state() const noexcept { return state_; }
-  /// Internal: throws the usage_error for an io_context whose world is gone.
-  [[noreturn]] static void sim_core_of_orphan() { throw_orphaned(); }
-  /// Internal: the world core this context runs on; throws usage_error if
-  /// the world was destroyed first.
-  detail::world_core& sim_core() const {
-    if (state_.core == nullptr) throw_orphaned();
+  /// Internal: the world core this context runs on. @throws usage_error
+  /// naming @p used_by if the world was destroyed first.
+  detail::world_core& sim_core(const char* used_by) const {
+    if (state_.core == nullptr) [[unlikely]] throw_orphaned(used_by);
     return *state_.core;
   }
+  /// Internal: throws the usage_error for a use of this context (by
+  /// @p used_by) after its world was destroyed.
+  [[noreturn]] void throw_orphaned(std::string_view used_by) const;
 
  private:
   friend class world;
@@ -140,15 +148,17 @@ class io_context : public boost::asio::execution_context {
   io_context(join_default, int concurrency_hint);
   void init(host& h, int concurrency_hint);
   void orphan() noexcept;  // the world dies first
-  [[noreturn]] static void throw_orphaned();
   count_type run_for_ns(duration rel, count_type max);
   count_type poll_up_to(count_type max);
-  count_type drive(const detail::run_limits& limits);
+  count_type drive(const detail::run_limits& limits, const char* used_by);
   static constexpr count_type max_count() noexcept { return static_cast<count_type>(-1); }
 
   detail::context_state state_;
-  host* host_ = nullptr;
+  host* host_ = nullptr;  // null once orphaned: the host died with the world
   bool holds_default_world_ = false;
+  // What the orphan's usage_error names, kept when the world goes.
+  std::string orphaned_host_;
+  std::uint64_t orphaned_seed_ = 0;
 };
 
 namespace detail {
@@ -282,7 +292,7 @@ class io_context::basic_executor_type : private detail::executor_bits {
   template <typename Function>
   void execute(Function&& f) const {
     using function_type = std::decay_t<Function>;
-    detail::world_core& core = ctx_->sim_core();
+    detail::world_core& core = ctx_->sim_core("a post or dispatch to its executor");
     detail::context_state& st = ctx_->state_;
     core.check_thread(st);
     if ((bits_ & blocking_never) == 0 && core.running_in(st)) {

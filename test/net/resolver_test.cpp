@@ -2,6 +2,8 @@
 #include <simasio/asio.hpp>
 #include <simasio/simasio.hpp>
 
+#include "../support.hpp"
+
 #include <boost/test/unit_test.hpp>
 
 namespace net = simasio::asio;
@@ -95,6 +97,28 @@ BOOST_AUTO_TEST_CASE(connect_free_function_tries_each_endpoint) {
   auto it = net::connect(s3, eps.begin(), eps.begin() + 1, ec);
   BOOST_TEST(ec == net::error::connection_refused);
   BOOST_TEST((it == eps.begin() + 1));
+}
+
+// Like a timer or a socket, a resolver belongs to the process that made it.
+BOOST_AUTO_TEST_CASE(a_resolver_of_a_crashed_process_is_refused_after_restart) {
+  simasio::world w;
+  auto& a = w.add_host("alpha");
+  w.add_host("beta");
+  tcp::resolver old(a.context());
+  w.run_for(std::chrono::milliseconds(250));
+  a.crash(simasio::crash_kind::power);
+  a.restart();
+  auto message = [](auto&& use) { return simasio_test::what_of<simasio::usage_error>(use); };
+  const std::string sync_use = message([&] { old.resolve("beta", "80"); });
+  BOOST_TEST(sync_use.find("a resolver of host 'alpha' was used after the host restarted") != std::string::npos,
+             sync_use);
+  BOOST_TEST(sync_use.find("died in the power crash at t=0.250") != std::string::npos, sync_use);
+  const std::string async_use =
+      message([&] { old.async_resolve("beta", "80", [](boost::system::error_code, tcp::resolver::results_type) {}); });
+  BOOST_TEST(async_use.find("a resolver of host 'alpha' was used after the host restarted") != std::string::npos,
+             async_use);
+  tcp::resolver fresh(a.context());
+  BOOST_TEST(fresh.resolve("beta", "80").size() == 1u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

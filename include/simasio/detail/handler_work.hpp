@@ -7,6 +7,7 @@
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/associated_allocator.hpp>
+#include <boost/asio/associated_cancellation_slot.hpp>
 #include <boost/asio/associated_executor.hpp>
 #include <boost/asio/execution.hpp>
 #include <boost/asio/dispatch.hpp>
@@ -115,6 +116,45 @@ class handler_op : public Base {
   handler_work<Handler, IoExecutor> work_;
   world_core* core_;
 };
+
+// start_op's arguments for an operation with nothing to fill in, and for
+// one that per-operation cancellation cannot reach.
+struct no_setup {
+  template <class Op>
+  void operator()(Op&) const noexcept {}
+};
+struct no_cancellation {};
+
+// Starts an asynchronous operation of any simasio I/O object (timer,
+// socket, acceptor, resolver, signal_set): the one path they share, so
+// their misuse checks and work accounting cannot drift apart. checked_core
+// first (world gone, wrong thread, dead process: usage_error before
+// anything is allocated); then Op is allocated for the handler, `setup`
+// fills it in, it counts as work, it is dropped if the host is down (a
+// dead process starts nothing), and the handler's cancellation slot gets
+// `cancellation(op)`. Returns the operation for the object to start, or
+// nullptr once dropped.
+template <class Op, class Handler, class IoExecutor, class Setup, class MakeCancellation>
+Op* start_op(context_state& ctx, std::uint32_t incarnation, const char* kind, Handler&& handler,
+             const IoExecutor& io_ex, Setup&& setup, MakeCancellation&& cancellation) {
+  world_core& core = checked_core(ctx, incarnation, kind);
+  auto alloc = boost::asio::get_associated_allocator(handler);
+  Op* op = new_op<Op>(core, alloc, std::forward<Handler>(handler), io_ex, ctx, core);
+  setup(*op);
+  core.work_started(ctx);
+  if (!ctx.host->up) {
+    core.drop(ctx, op);
+    return nullptr;
+  }
+  if constexpr (!std::is_same_v<std::decay_t<MakeCancellation>, no_cancellation>) {
+    auto slot = boost::asio::get_associated_cancellation_slot(op->handler_);
+    if (slot.is_connected()) {
+      op->slot_ = slot;
+      slot.template emplace<decltype(cancellation(op))>(cancellation(op));
+    }
+  }
+  return op;
+}
 
 }  // namespace simasio::detail
 

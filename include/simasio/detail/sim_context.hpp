@@ -31,7 +31,7 @@ io_context& sim_context_of(boost::asio::execution_context& ctx, const char* obje
 
 // The simasio::io_context behind an executor (standard or Networking TS).
 template <class Executor>
-io_context& sim_context_of_executor(const Executor& ex, const char* object) {
+io_context& sim_context_behind(const Executor& ex, const char* object) {
   if constexpr (is_sim_executor<Executor>::value) {
     return ex.context();
   } else if constexpr (std::is_same_v<Executor, boost::asio::any_io_executor>) {
@@ -44,6 +44,18 @@ io_context& sim_context_of_executor(const Executor& ex, const char* object) {
   } else {
     return sim_context_of(ex.context(), object);
   }
+}
+
+// The simasio::io_context an I/O object (an `object`: "steady_timer",
+// "socket", ...) is built on. @throws escape_error when it is a real Asio
+// context, usage_error when it outlived its world (whose host and network
+// the object would need).
+template <class Executor>
+io_context& sim_context_of_executor(const Executor& ex, const char* object) {
+  io_context& ctx = sim_context_behind(ex, object);
+  if (ctx.sim_state().core == nullptr) [[unlikely]]
+    throw_orphaned(ctx.sim_state(), object);
+  return ctx;
 }
 
 }  // namespace simasio::detail

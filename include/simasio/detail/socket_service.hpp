@@ -42,7 +42,9 @@ class socket_service final : public boost::asio::execution_context::service, pub
 
   // The world's network, or nullptr once the world is gone.
   net_core* net() const noexcept;
-  net_core& net_checked() const;
+  // The world's network. @throws usage_error naming `kind` once the world
+  // is gone.
+  net_core& net_checked(const char* kind = "socket") const;
   context_state& ctx() const noexcept { return *ctx_; }
 
   socket_state& create(transport proto);
@@ -113,33 +115,23 @@ struct socket_op_cancellation {
   }
 };
 
-// Allocates an operation for a handler, counts it as work, hooks up
-// per-operation cancellation, lets `setup` fill it in, and starts it.
+// Starts a socket operation through start_op (the checks, work and
+// cancellation every I/O object shares); `setup` fills in what this
+// operation needs before the network sees it.
 template <completes_with Shape, class Peer = int, class Handler, class IoExecutor, class Setup>
 void start_socket_op(socket_service& svc, socket_state& s, Handler&& handler, const IoExecutor& io_ex,
                      sock_op::kind kind, Setup&& setup) {
-  context_state& ctx = svc.ctx();
-  net_core& net = svc.net_checked();
-  world_core& core = *ctx.core;
-  core.check_thread(ctx);
-  net.check_alive(s);
   using op_type = socket_op<std::decay_t<Handler>, IoExecutor, Shape, Peer>;
-  auto alloc = boost::asio::get_associated_allocator(handler);
-  op_type* op = new_op<op_type>(core, alloc, std::forward<Handler>(handler), io_ex, ctx, core);
-  op->kind_ = kind;
-  setup(*op);
-  if (svc.force_non_blocking) op->non_blocking_ = true;
-  core.work_started(ctx);
-  if (!ctx.host->up) {
-    core.drop(ctx, op);
-    return;
-  }
-  auto slot = boost::asio::get_associated_cancellation_slot(op->handler_);
-  if (slot.is_connected()) {
-    op->slot_ = slot;
-    slot.template emplace<socket_op_cancellation>(socket_op_cancellation{&net, op});
-  }
-  net.start(s, *op);
+  net_core* net = svc.net();  // null once the world is gone: start_op refuses that first
+  op_type* op = start_op<op_type>(
+      svc.ctx(), s.incarnation, socket_kind(s), std::forward<Handler>(handler), io_ex,
+      [&](op_type& o) {
+        o.kind_ = kind;
+        setup(o);
+        if (svc.force_non_blocking) o.non_blocking_ = true;
+      },
+      [net](op_type* o) { return socket_op_cancellation{net, o}; });
+  if (op != nullptr) net->start(s, *op);
 }
 
 // Runs a synchronous operation: from the test body it starts it and drives

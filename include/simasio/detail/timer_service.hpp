@@ -127,22 +127,11 @@ class wait_op final : public handler_op<wait_op_base, Handler, IoExecutor> {
 template <class Handler, class IoExecutor>
 void timer_service::start_wait(timer_impl_base& impl, Handler&& handler, const IoExecutor& io_ex) {
   context_state& ctx = *impl.ctx;
-  world_core& core = *ctx.core;
-  core.check_thread(ctx);
-  core.check_alive(ctx, impl.incarnation, impl.kind);
   using op_type = wait_op<std::decay_t<Handler>, IoExecutor>;
-  auto alloc = boost::asio::get_associated_allocator(handler);
-  op_type* op = new_op<op_type>(core, alloc, std::forward<Handler>(handler), io_ex, ctx, core);
-  core.work_started(ctx);
-  if (!ctx.host->up) {
-    core.drop(ctx, op);
-    return;
-  }
-  auto slot = boost::asio::get_associated_cancellation_slot(op->handler_);
-  if (slot.is_connected()) {
-    op->slot_ = slot;
-    slot.template emplace<wait_cancellation>(wait_cancellation{this, op});
-  }
+  op_type* op = start_op<op_type>(ctx, impl.incarnation, impl.kind, std::forward<Handler>(handler), io_ex, no_setup{},
+                                  [this](op_type* o) { return wait_cancellation{this, o}; });
+  if (op == nullptr) return;
+  world_core& core = *ctx.core;
   if (impl.expiry_world_ns <= core.now().count()) {
     core.post_ready(ctx, op);  // already expired: ready at once, never inline
     return;

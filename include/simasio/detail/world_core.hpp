@@ -45,6 +45,8 @@ class pending_source {
 // The scheduling state of one io_context. Every queued or pending
 // operation counts one unit of work; tracked executors count one each.
 struct context_state {
+  // Both null once the io_context outlived its world (orphaned): a null
+  // core is the one test every use makes (checked_core).
   world_core* core = nullptr;
   host_state* host = nullptr;
   boost::asio::execution_context* exec = nullptr;
@@ -58,6 +60,11 @@ struct context_state {
   std::vector<pending_source*> sources;
   timer_service* timers = nullptr;  // this context's timer service, once created
 };
+
+// The usage_error for an object (a `kind`: "steady_timer", "TCP socket",
+// ...) of an io_context that outlived its world; it names the host and the
+// seed. Defined with io_context, which keeps them.
+[[noreturn]] void throw_orphaned(const context_state& ctx, const char* kind);
 
 // now + d, saturating at duration::max() (which means "no deadline").
 inline duration deadline_after(duration now, duration d) noexcept {
@@ -264,6 +271,20 @@ class world_core {
   simasio::trace trace_;
   recycler memory_;
 };
+
+// The checks every use of an I/O object makes before it touches the world,
+// in this order: the world still exists (a null core marks an io_context
+// that outlived it), this thread runs it, and the object (a `kind` made at
+// `incarnation`) belongs to its host's current process. A pointer test and
+// two compares when all is well.
+inline world_core& checked_core(const context_state& ctx, std::uint32_t incarnation, const char* kind) {
+  world_core* core = ctx.core;
+  if (core == nullptr) [[unlikely]]
+    throw_orphaned(ctx, kind);
+  core->check_thread(ctx);
+  core->check_alive(ctx, incarnation, kind);
+  return *core;
+}
 
 }  // namespace simasio::detail
 

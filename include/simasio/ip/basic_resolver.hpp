@@ -6,10 +6,8 @@
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/async_result.hpp>
-#include <boost/asio/bind_executor.hpp>
 #include <boost/asio/ip/basic_resolver_results.hpp>
 #include <boost/asio/ip/resolver_base.hpp>
-#include <boost/asio/post.hpp>
 
 #include <string>
 #include <string_view>
@@ -27,6 +25,36 @@ boost::system::error_code lookup_service(std::string_view service, std::uint16_t
 // message names what was asked, and for an unknown name the world's hosts.
 [[noreturn]] void throw_lookup_failure(const boost::system::error_code& ec, simasio::detail::net_core& net,
                                        std::uint32_t from_host, std::string_view host, std::string_view service);
+// A resolution whose answer is known at once: it completes through its
+// context's queue, never inline.
+template <class Results>
+class resolve_op_base : public simasio::detail::operation {
+ public:
+  boost::system::error_code ec_;
+  Results results_;
+  boost::asio::cancellation_slot slot_;  // never connected: an answer known at once cannot be cancelled
+
+ protected:
+  explicit resolve_op_base(func_type f) noexcept : operation(f) {}
+  ~resolve_op_base() = default;
+};
+
+template <class Results, class Handler, class IoExecutor>
+class resolve_op final : public simasio::detail::handler_op<resolve_op_base<Results>, Handler, IoExecutor> {
+  using base = simasio::detail::handler_op<resolve_op_base<Results>, Handler, IoExecutor>;
+
+ public:
+  template <class H>
+  resolve_op(H&& h, const IoExecutor& io_ex, const simasio::detail::context_state& ctx,
+             simasio::detail::world_core& core)
+      : base(&do_complete, std::forward<H>(h), io_ex, ctx, core) {}
+
+ private:
+  static void do_complete(simasio::detail::operation* op, bool invoke) {
+    auto* o = static_cast<resolve_op*>(op);
+    base::finish(o, invoke, o->ec_, std::move(o->results_));
+  }
+};
 }  // namespace detail
 
 /// Asio's `basic_resolver` over the world: resolves the names of the
@@ -56,7 +84,8 @@ class basic_resolver : public boost::asio::ip::resolver_base {
   basic_resolver& operator=(basic_resolver&&) noexcept = default;
 
   executor_type get_executor() noexcept { return ex_; }
-  void cancel() {}
+  /// Resolutions complete at once, so there is never one to cancel.
+  void cancel() { service_->net_checked("resolver"); }
 
   results_type resolve(std::string_view host, std::string_view service) { return resolve(host, service, flags()); }
   results_type resolve(std::string_view host, std::string_view service, boost::system::error_code& ec) {
@@ -65,13 +94,14 @@ class basic_resolver : public boost::asio::ip::resolver_base {
   results_type resolve(std::string_view host, std::string_view service, flags f) {
     boost::system::error_code ec;
     results_type r = resolve(host, service, f, ec);
-    if (ec) detail::throw_lookup_failure(ec, service_->net_checked(), service_->ctx().host->id, host, service);
+    if (ec) detail::throw_lookup_failure(ec, *service_->net(), service_->ctx().host->id, host, service);
     return r;
   }
   results_type resolve(std::string_view host, std::string_view service, flags, boost::system::error_code& ec) {
     boost::asio::ip::address address;
     std::uint16_t port = 0;
-    ec = detail::lookup(service_->net_checked(), service_->ctx().host->id, host, address);
+    simasio::detail::net_core& net = checked_net();  // before anything reads the host
+    ec = detail::lookup(net, service_->ctx().host->id, host, address);
     if (!ec) ec = detail::lookup_service(service, port);
     if (ec) return results_type();
     return results_type::create(endpoint_type(address, port), std::string(host), std::string(service));
@@ -93,7 +123,7 @@ class basic_resolver : public boost::asio::ip::resolver_base {
   results_type resolve(const endpoint_type& e, boost::system::error_code& ec) {
     ec = {};
     std::string name = e.address().to_string();
-    simasio::detail::net_core& net = service_->net_checked();
+    simasio::detail::net_core& net = checked_net();
     const std::uint32_t h = net.host_of(e.address(), service_->ctx().host->id);
     if (h != simasio::no_host && !e.address().is_loopback()) name = net.host_name(h);
     return results_type::create(e, name, std::to_string(e.port()));
@@ -113,7 +143,7 @@ class basic_resolver : public boost::asio::ip::resolver_base {
         [this](auto&& handler, std::string host, std::string service, flags f) {
           boost::system::error_code ec;
           results_type r = resolve(host, service, f, ec);
-          complete(std::forward<decltype(handler)>(handler), ec, std::move(r));
+          start(std::forward<decltype(handler)>(handler), ec, std::move(r));
         },
         token, std::string(host), std::string(service), f);
   }
@@ -129,7 +159,7 @@ class basic_resolver : public boost::asio::ip::resolver_base {
         [this](auto&& handler, const endpoint_type& e) {
           boost::system::error_code ec;
           results_type r = resolve(e, ec);
-          complete(std::forward<decltype(handler)>(handler), ec, std::move(r));
+          start(std::forward<decltype(handler)>(handler), ec, std::move(r));
         },
         token, e);
   }
@@ -138,16 +168,32 @@ class basic_resolver : public boost::asio::ip::resolver_base {
   void init() {
     io_context& ctx = simasio::detail::sim_context_of_executor(ex_, "resolver");
     service_ = &simasio::detail::socket_service::of(ctx);
+    incarnation_ = service_->ctx().host->incarnation;
   }
+  // The network, after the checks every use of an I/O object makes.
+  simasio::detail::net_core& checked_net() {
+    simasio::detail::checked_core(service_->ctx(), incarnation_, "resolver");
+    return *service_->net();
+  }
+  // Queues the completion of a resolution already made, through start_op
+  // like every I/O object's operation.
   template <typename Handler>
-  void complete(Handler&& handler, boost::system::error_code ec, results_type r) {
-    auto ex = boost::asio::get_associated_executor(handler, ex_);
-    boost::asio::post(ex_, boost::asio::bind_executor(ex, [h = std::forward<Handler>(handler), ec,
-                                                           r = std::move(r)]() mutable { std::move(h)(ec, std::move(r)); }));
+  void start(Handler&& handler, boost::system::error_code ec, results_type r) {
+    using op_type = detail::resolve_op<results_type, std::decay_t<Handler>, Executor>;
+    simasio::detail::context_state& ctx = service_->ctx();
+    op_type* op = simasio::detail::start_op<op_type>(
+        ctx, incarnation_, "resolver", std::forward<Handler>(handler), ex_,
+        [&](op_type& o) {
+          o.ec_ = ec;
+          o.results_ = std::move(r);
+        },
+        simasio::detail::no_cancellation{});
+    if (op != nullptr) ctx.core->post_ready(ctx, op);
   }
 
   executor_type ex_;
   simasio::detail::socket_service* service_ = nullptr;
+  std::uint32_t incarnation_ = 0;  // of its host when created (host_state::incarnation)
 };
 
 }  // namespace simasio::ip

@@ -105,7 +105,7 @@ class net_core {
   // world_core::check_alive for a socket, named by its kind unless @p what
   // names it.
   void check_alive(const socket_state& s, const char* what = nullptr) const {
-    if (what == nullptr) what = s.proto == transport::udp ? "UDP socket" : s.listening ? "TCP acceptor" : "TCP socket";
+    if (what == nullptr) what = socket_kind(s);
     core_.check_alive(*s.ctx, s.incarnation, what);
   }
 

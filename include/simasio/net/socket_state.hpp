@@ -134,6 +134,11 @@ struct socket_state {
   sock_op* pending_tail = nullptr;
 };
 
+// How messages name a socket: "UDP socket", "TCP acceptor" or "TCP socket".
+inline const char* socket_kind(const socket_state& s) noexcept {
+  return s.proto == transport::udp ? "UDP socket" : s.listening ? "TCP acceptor" : "TCP socket";
+}
+
 }  // namespace simasio::detail
 
 #endif  // SIMASIO_NET_SOCKET_STATE_HPP
