@@ -100,6 +100,17 @@ run_outcome run_seed(const std::function<void(world&)>& scenario, world_options 
   return out;
 }
 
+// One shell word: as it is when plain, else in single quotes.
+std::string shell_quoted(const std::string& arg) {
+  const bool plain = !arg.empty() && arg.find_first_not_of(
+                                         "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") ==
+                                         std::string::npos;
+  if (plain) return arg;
+  std::string out = "'";
+  for (char c : arg) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
 std::string quoted_command_line() {
   std::ifstream in("/proc/self/cmdline", std::ios::binary);
   const std::string raw((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -118,16 +129,7 @@ std::string quoted_command_line() {
       if (!ec) arg = abs.lexically_normal().string();
     }
     if (!out.empty()) out += ' ';
-    const bool plain = !arg.empty() && arg.find_first_not_of(
-                                           "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") ==
-                                           std::string::npos;
-    if (plain) {
-      out += arg;
-    } else {
-      out += '\'';
-      for (char c : arg) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-      out += '\'';
-    }
+    out += shell_quoted(arg);
     start = end + 1;
   }
   return out;
@@ -157,15 +159,22 @@ std::optional<shard_spec> read_shard_pair(const char* index_var, const char* cou
 }  // namespace
 }  // namespace simasio
 
-// Defined when GoogleTest is linked into the program (a weak reference:
-// null otherwise). GoogleTest shards its tests with GTEST_*; simasio must
-// then not split an ordinary test's sweep a second time.
-extern void simasio_googletest_probe() __asm__("_ZN7testing8UnitTest11GetInstanceEv") __attribute__((weak));
+// Defined when GoogleTest is linked into the program (weak references:
+// null otherwise; Itanium C++ ABI names). GoogleTest shards its tests with
+// GTEST_*; inside a running GoogleTest test simasio must then not split
+// that test's sweep a second time.
+extern void* simasio_googletest_instance() __asm__("_ZN7testing8UnitTest11GetInstanceEv") __attribute__((weak));
+// testing::UnitTest::current_test_info() const: non-null while a test runs.
+extern const void* simasio_googletest_current_test(const void* unit_test)
+    __asm__("_ZNK7testing8UnitTest17current_test_infoEv") __attribute__((weak));
 
 namespace simasio {
 namespace detail {
 
-bool googletest_linked() noexcept { return &::simasio_googletest_probe != nullptr; }
+bool googletest_running_a_test() noexcept {
+  if (&::simasio_googletest_instance == nullptr || &::simasio_googletest_current_test == nullptr) return false;
+  return ::simasio_googletest_current_test(::simasio_googletest_instance()) != nullptr;
+}
 
 std::optional<shard_spec> shard_pair(const char* index_var, const char* count_var) {
   return read_shard_pair(index_var, count_var);
@@ -180,7 +189,7 @@ shard_spec shard_from_environment() {
   // Bazel's protocol: touching the status file says sharding is supported.
   if (test)
     if (const auto status = detail::env_string("TEST_SHARD_STATUS_FILE")) std::ofstream(*status, std::ios::app);
-  if (gtest && detail::googletest_linked()) {
+  if (gtest && detail::googletest_running_a_test()) {
     if (own)
       throw config_error("simasio: SIMASIO_SHARD_INDEX/SIMASIO_SHARD_COUNT and GoogleTest's GTEST_SHARD_INDEX/"
                          "GTEST_TOTAL_SHARDS are both set: GoogleTest runs each test in one of its shards and "
@@ -264,7 +273,10 @@ std::vector<std::uint64_t> seeds_to_run(const check_options& options, const sett
   if (set.seed) return {*set.seed};
   const shard_spec shard = options.shard_seeds ? set.shard : shard_spec{};
   std::vector<std::uint64_t> seeds;
-  for (std::uint64_t i = shard.index; i < options.seeds; i += shard.count) seeds.push_back(options.first_seed + i);
+  for (std::uint64_t i = shard.index; i < options.seeds; i += shard.count) {
+    seeds.push_back(options.first_seed + i);
+    if (options.seeds - i <= shard.count) break;  // the next step would pass the end (or wrap)
+  }
   return seeds;
 }
 
@@ -477,7 +489,7 @@ check_result check(std::function<void(world&)> scenario, check_options options) 
   // else the seed (with the self-check on, for a nondeterminism failure:
   // one run alone would pass).
   if (set.tape) {
-    f.replay = "SIMASIO_TAPE=" + set.tape_path;
+    f.replay = "SIMASIO_TAPE=" + shell_quoted(set.tape_path);
     if (const auto policy = detail::env_string("SIMASIO_TAPE_MISMATCH")) f.replay += " SIMASIO_TAPE_MISMATCH=" + *policy;
   } else {
     f.replay = "SIMASIO_SEED=" + std::to_string(f.seed);

@@ -12,10 +12,12 @@
 #include <boost/test/results_collector.hpp>
 #include <boost/test/tree/observer.hpp>
 #include <boost/test/unit_test_log.hpp>
+#include <boost/test/unit_test_monitor.hpp>
 #include <boost/test/unit_test.hpp>
 
 #include <cstdint>
 #include <cstdio>
+#include <exception>
 #include <iterator>
 #include <cstdlib>
 #include <optional>
@@ -129,6 +131,7 @@ inline void run_case(std::uint64_t seeds, void (*body)(simasio::world&)) {
   }
   detail_glue::note_jobs_ignored();
   std::optional<check_result> r;
+  std::exception_ptr error;
   {
     detail_glue::quiet_sweep quiet;
     auto scenario = [&](simasio::world& w) {
@@ -144,8 +147,28 @@ inline void run_case(std::uint64_t seeds, void (*body)(simasio::world&)) {
         throw assertion_failed(std::to_string(failed) + " Boost.Test assertion(s) failed in this seed" +
                                (aborted ? " (a BOOST_REQUIRE stopped it)" : "") + "; they are printed above");
     };
-    r = check(scenario, opts);
+    // Under a monitor of our own: a crash or a timeout during the sweep
+    // (Boost.Test recovers with siglongjmp, past destructors) becomes an
+    // exception here, so Boost.Test is listening again before it reports.
+    const auto& outer = boost::unit_test::unit_test_monitor;
+    boost::execution_monitor monitor;
+    monitor.p_catch_system_errors.set(outer.p_catch_system_errors.get());
+    monitor.p_use_alt_stack.set(outer.p_use_alt_stack.get());
+    monitor.p_detect_fp_exceptions.set(outer.p_detect_fp_exceptions.get());
+    monitor.p_timeout.set(outer.p_timeout.get());
+    try {
+      monitor.vexecute([&] {
+        try {
+          r = check(scenario, opts);
+        } catch (...) {
+          error = std::current_exception();  // a config_error, say: rethrown as itself below
+        }
+      });
+    } catch (...) {
+      error = std::current_exception();
+    }
   }
+  if (error) std::rethrow_exception(error);
   if (r->ok()) {
     BOOST_TEST_MESSAGE("simasio: " << name << ": " << r->runs << " seed(s) passed");
     return;
@@ -159,8 +182,16 @@ inline void run_case(std::uint64_t seeds, void (*body)(simasio::world&)) {
     } catch (...) {  // reported below
     }
   }
-  // A replay line that runs just this case, on just this seed (or tape).
-  if (f.replay.find("--run_test=") == std::string::npos) f.replay += " --run_test=" + name;
+  // A replay line that runs just this case, on just this seed (or tape):
+  // --run_test goes before a `--` (after it, Boost.Test passes it on).
+  if (f.replay.find("--run_test=" + name) == std::string::npos) {
+    const auto dashes = f.replay.find(" -- ");
+    const std::string select = " --run_test=" + name;
+    if (dashes == std::string::npos && f.replay.size() >= 3 && f.replay.compare(f.replay.size() - 3, 3, " --") == 0)
+      f.replay.insert(f.replay.size() - 3, select);
+    else if (dashes == std::string::npos) f.replay += select;
+    else f.replay.insert(dashes, select);
+  }
   BOOST_ERROR(failure_report(f, name));
 }
 

@@ -10,6 +10,7 @@
 #include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <optional>
@@ -25,6 +26,12 @@ class assertion_failed : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+namespace detail_glue {
+// More GoogleTest shards than this register one SIMASIO_TEST (and run_case
+// refuses them): that many registrations would only cost memory.
+inline constexpr std::uint64_t max_googletest_shards = 100'000;
+}  // namespace detail_glue
 
 /// `--simasio-seed=N` on the test program's command line (GoogleTest
 /// leaves flags it does not know in place).
@@ -56,6 +63,10 @@ inline void run_case(std::uint64_t seeds, void (*body)(simasio::world&)) {
   opts.jobs = 1;
   shard_from_environment();  // refuses contradictory pairs
   opts.shard = ::simasio::detail::shard_pair("GTEST_SHARD_INDEX", "GTEST_TOTAL_SHARDS");
+  if (opts.shard && opts.shard->count > detail_glue::max_googletest_shards)
+    throw config_error("simasio: GTEST_TOTAL_SHARDS=" + std::to_string(opts.shard->count) +
+                       " is more than SIMASIO_TEST splits its seeds over (" +
+                       std::to_string(detail_glue::max_googletest_shards) + "): use fewer shards");
   if (const auto seed = seed_argument()) {
     // One seed, to look at: stream its logs (unless SIMASIO_LOG says otherwise).
     opts.first_seed = *seed;
@@ -63,6 +74,7 @@ inline void run_case(std::uint64_t seeds, void (*body)(simasio::world&)) {
     opts.shard_seeds = false;  // that seed, whatever shard this process is
     ::setenv("SIMASIO_LOG", "debug", 0);
   }
+  std::atomic<std::uint64_t> skipped{0};
   auto scenario = [&](simasio::world& w) {
     ::testing::TestPartResultArray parts;
     {
@@ -73,6 +85,7 @@ inline void run_case(std::uint64_t seeds, void (*body)(simasio::world&)) {
     int failed = 0;
     const ::testing::TestPartResult* first = nullptr;
     for (int i = 0; i < parts.size(); ++i) {
+      if (parts.GetTestPartResult(i).skipped()) ++skipped;
       if (!parts.GetTestPartResult(i).failed()) continue;
       if (first == nullptr) first = &parts.GetTestPartResult(i);
       ++failed;
@@ -83,7 +96,10 @@ inline void run_case(std::uint64_t seeds, void (*body)(simasio::world&)) {
                              std::to_string(first->line_number()) + ": " + first->summary());
   };
   const check_result r = check(scenario, opts);
-  if (r.ok()) return;
+  if (r.ok()) {
+    if (skipped != 0) GTEST_SKIP() << "simasio: " << skipped << " seed(s) of " << r.runs << " skipped";
+    return;
+  }
   failure f = *r.failure;
   // The failing seed once more, GoogleTest listening: its assertions once.
   if (f.type == "simasio::gtest::assertion_failed") {
@@ -108,7 +124,7 @@ inline std::uint64_t googletest_shards() {
   try {
     const std::uint64_t n = ::simasio::detail::parse_u64(total, "GTEST_TOTAL_SHARDS");
     const std::uint64_t i = ::simasio::detail::parse_u64(index, "GTEST_SHARD_INDEX");
-    return n >= 1 && i < n && n <= 100'000 ? n : 1;
+    return n >= 1 && i < n && n <= max_googletest_shards ? n : 1;
   } catch (const config_error&) {
     return 1;
   }

@@ -118,6 +118,24 @@ BOOST_AUTO_TEST_CASE(simasio_shard_variables_split_every_seed_into_exactly_one_s
   BOOST_TEST(shard.source == "SIMASIO_SHARD_INDEX/SIMASIO_SHARD_COUNT");
 }
 
+BOOST_AUTO_TEST_CASE(a_shard_count_near_the_top_of_the_range_does_not_wrap_into_other_shards) {
+  simasio_test::scoped_env count("SIMASIO_SHARD_COUNT", "18446744073709551615");
+  simasio_test::scoped_env index("SIMASIO_SHARD_INDEX", "1");
+  BOOST_TEST(seeds_run(quiet(5)) == std::vector<std::uint64_t>({1}), boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(a_huge_trace_limit_keeps_every_event) {
+  simasio::world_options o;
+  o.record_trace = true;
+  o.record_trace_limit = static_cast<std::size_t>(-1) - 1;  // 2 * limit would wrap
+  simasio::world w(o);
+  auto& a = w.add_host("a");
+  for (int i = 0; i < 100; ++i) asio::post(a.context(), [] {});
+  w.run();
+  BOOST_TEST(w.events().events().size() >= 100u);
+  BOOST_TEST(w.events().events_omitted() == 0u);
+}
+
 BOOST_AUTO_TEST_CASE(shard_pairs_that_disagree_are_a_config_error_and_agreeing_ones_are_one_shard) {
   simasio_test::scoped_env count("SIMASIO_SHARD_COUNT", "2");
   simasio_test::scoped_env index("SIMASIO_SHARD_INDEX", "0");

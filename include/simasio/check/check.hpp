@@ -29,17 +29,17 @@ struct shard_spec {
 
 /// The shard of this process by the README's rule: SIMASIO_SHARD_INDEX/
 /// SIMASIO_SHARD_COUNT, TEST_SHARD_INDEX/TEST_TOTAL_SHARDS (CTest, Bazel),
-/// GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS. In a GoogleTest program
-/// GoogleTest's variables shard its tests: a test runs in one shard only,
-/// so a sweep inside an ordinary TEST runs all its seeds there (SIMASIO_TEST
-/// splits its seeds itself). @throws config_error for a malformed,
+/// GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS. Inside a running GoogleTest test
+/// GoogleTest's variables shard its tests: that test runs in one shard
+/// only, so a sweep inside an ordinary TEST runs all its seeds there
+/// (SIMASIO_TEST splits its seeds itself). @throws config_error for a malformed,
 /// half-set or contradictory pair.
 shard_spec shard_from_environment();
 
 namespace detail {
-// True when GoogleTest is linked into this program (GoogleTest then owns
-// the GTEST_* variables: they shard its tests).
-bool googletest_linked() noexcept;
+// True while GoogleTest runs a test on this thread (GoogleTest then owns
+// the GTEST_* variables: they gave that test to this shard).
+bool googletest_running_a_test() noexcept;
 // One pair of shard variables (both or neither). @throws config_error.
 std::optional<shard_spec> shard_pair(const char* index_var, const char* count_var);
 }  // namespace detail

@@ -2,6 +2,7 @@
 #ifndef SIMASIO_TRACE_TRACE_HPP
 #define SIMASIO_TRACE_TRACE_HPP
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstddef>
@@ -119,7 +120,8 @@ class trace {
   /// that never ends).
   void record_all(bool on, std::size_t keep_last = static_cast<std::size_t>(-1) / 4) {
     full_ = on;
-    keep_ = keep_last == 0 ? 1 : keep_last;
+    // 2 * keep_ must not wrap: no run keeps more events than this anyway.
+    keep_ = std::clamp<std::size_t>(keep_last, 1, static_cast<std::size_t>(-1) / 4);
   }
   bool recording_all() const noexcept { return full_; }
   /// Fold events into the hash (on by default).
