@@ -284,7 +284,12 @@ std::vector<std::uint64_t> seeds_to_run(const check_options& options, const sett
 // names the first event where the runs part.
 run_outcome run_verified(const std::function<void(world&)>& scenario, world_options opts, std::uint64_t seed,
                          bool fail_on_stall) {
+  // The first events of each run, enough to name where they part; the
+  // hashes still cover every event (a runaway stays bounded in memory).
+  constexpr std::size_t kept = 1'000'000;
   opts.record_trace = true;
+  opts.record_trace_limit = kept;
+  opts.record_trace_first = true;
   std::vector<trace_event> first_events, second_events;
   std::uint64_t first_hash = 0;
   std::vector<std::string> first_names, second_names;
@@ -294,8 +299,10 @@ run_outcome run_verified(const std::function<void(world&)>& scenario, world_opti
   if (first.error || second.trace_hash == first_hash) return first.error ? first : second;
   std::size_t i = 0;
   while (i < first_events.size() && i < second_events.size() && first_events[i] == second_events[i]) ++i;
-  auto show = [](const std::vector<trace_event>& ev, const std::vector<std::string>& names, std::size_t k) {
-    return k < ev.size() ? describe(ev[k], names) : std::string("(the run ended)");
+  auto show = [&](const std::vector<trace_event>& ev, const std::vector<std::string>& names, std::size_t k) {
+    if (k < ev.size()) return describe(ev[k], names);
+    return ev.size() < kept ? std::string("(the run ended)")
+                            : "(after the first " + std::to_string(kept) + " events, which are all that is kept)";
   };
   run_outcome out = second;
   out.what = "nondeterminism: the same seed gave trace hash " + std::to_string(first_hash) + ", then " +

@@ -18,7 +18,7 @@ world_core::world_core(const world_options& opts)
                rng(opts.seed, choice_purpose::user, &tape_), rng(opts.seed, choice_purpose::buggify, &tape_)} {
   if (opts_.record_tape) tape_.start_recording();
   if (opts_.replay_tape) tape_.start_replay(*opts_.replay_tape, opts_.on_tape_mismatch);
-  trace_.record_all(opts_.record_trace, opts_.record_trace_limit);
+  trace_.record_all(opts_.record_trace, opts_.record_trace_limit, opts_.record_trace_first);
   trace_.hash_events(opts_.hash_trace);
   if (opts_.strategy == strategy::pct) {
     if (opts_.pct_depth < 1)

@@ -54,6 +54,7 @@ struct world_options {
   std::uint64_t max_steps = 50'000'000;                 ///< runaway guard -> simasio::runaway_error
   bool record_trace = false;                            ///< keep every trace event (not just hash and ring)
   std::size_t record_trace_limit = static_cast<std::size_t>(-1) / 4;  ///< record_trace keeps about the last this many
+  bool record_trace_first = false;  ///< record_trace_limit keeps the first events instead of the last
   bool record_tape = false;                             ///< keep every draw on the choice tape
   /// Fold every trace event into trace_hash(). Off only to measure what
   /// hashing costs: trace_hash() then stays at its initial value, and

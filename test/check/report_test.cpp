@@ -136,6 +136,39 @@ BOOST_AUTO_TEST_CASE(a_huge_trace_limit_keeps_every_event) {
   BOOST_TEST(w.events().events_omitted() == 0u);
 }
 
+BOOST_AUTO_TEST_CASE(a_trace_can_keep_its_first_events_or_its_last) {
+  simasio::trace first, last;
+  first.record_all(true, 10, true);
+  last.record_all(true, 10);
+  for (std::uint64_t i = 0; i < 100; ++i) {
+    first.record(i, 0, 0, simasio::event_kind::user, i, 0);
+    last.record(i, 0, 0, simasio::event_kind::user, i, 0);
+  }
+  BOOST_TEST(first.events().size() == 10u);
+  BOOST_TEST(first.events().front().step == 0u);
+  BOOST_TEST(first.events_omitted() == 90u);
+  BOOST_TEST(last.events().back().step == 99u);
+  BOOST_TEST(last.events().size() + last.events_omitted() == 100u);
+  BOOST_TEST(first.hash() == last.hash());  // the hash covers every event either way
+}
+
+BOOST_AUTO_TEST_CASE(a_runaway_under_the_determinism_self_check_is_reported_as_a_runaway) {
+  auto opts = quiet(2);
+  opts.verify_determinism = true;
+  opts.artifacts = false;
+  opts.world.max_steps = 100'000;
+  const auto r = simasio::check(
+      [](simasio::world& w) {
+        auto& a = w.add_host("a");
+        std::function<void()> spin = [&] { asio::post(a.context(), spin); };
+        spin();
+        w.run();
+      },
+      opts);
+  BOOST_REQUIRE(!r.ok());
+  BOOST_TEST(r.failure->type == "simasio::runaway_error");
+}
+
 BOOST_AUTO_TEST_CASE(shard_pairs_that_disagree_are_a_config_error_and_agreeing_ones_are_one_shard) {
   simasio_test::scoped_env count("SIMASIO_SHARD_COUNT", "2");
   simasio_test::scoped_env index("SIMASIO_SHARD_INDEX", "0");

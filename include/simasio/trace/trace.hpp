@@ -105,8 +105,14 @@ class trace {
     ++count_;
     if (ring_enabled_) ring_[count_ & (ring_size - 1)] = trace_event{step, time_ns, host, k, a, b};
     if (full_) {
-      events_.push_back(trace_event{step, time_ns, host, k, a, b});
-      if (events_.size() >= 2 * keep_) drop_oldest();
+      if (!keep_first_) {
+        events_.push_back(trace_event{step, time_ns, host, k, a, b});
+        if (events_.size() >= 2 * keep_) drop_oldest();
+      } else if (events_.size() < keep_) {
+        events_.push_back(trace_event{step, time_ns, host, k, a, b});
+      } else {
+        ++omitted_;
+      }
     }
   }
 
@@ -117,9 +123,10 @@ class trace {
 
   /// Keep every event from now on (off by default); with @p keep_last,
   /// only about the last keep_last of them (memory stays bounded in a run
-  /// that never ends).
-  void record_all(bool on, std::size_t keep_last = static_cast<std::size_t>(-1) / 4) {
+  /// that never ends), or with @p keep_first the first keep_last of them.
+  void record_all(bool on, std::size_t keep_last = static_cast<std::size_t>(-1) / 4, bool keep_first = false) {
     full_ = on;
+    keep_first_ = keep_first;
     // 2 * keep_ must not wrap: no run keeps more events than this anyway.
     keep_ = std::clamp<std::size_t>(keep_last, 1, static_cast<std::size_t>(-1) / 4);
   }
@@ -132,7 +139,8 @@ class trace {
   /// All events (empty unless record_all was on), but those left out
   /// under record_all's keep_last.
   const std::vector<trace_event>& events() const noexcept { return events_; }
-  /// How many of the oldest recorded events were left out (keep_last).
+  /// How many recorded events were left out: the oldest under keep_last,
+  /// the newest under keep_first.
   std::uint64_t events_omitted() const noexcept { return omitted_; }
   /// The most recent events, oldest first (at most ring_size).
   std::vector<trace_event> recent() const;
@@ -167,6 +175,7 @@ class trace {
   std::vector<trace_event> events_;
   std::size_t keep_ = static_cast<std::size_t>(-1) / 4;
   std::uint64_t omitted_ = 0;
+  bool keep_first_ = false;
 };
 
 /// One named field of an event, as the exports write it.
