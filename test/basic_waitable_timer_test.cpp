@@ -17,6 +17,42 @@ using simasio::duration;
 
 BOOST_AUTO_TEST_SUITE(timer)
 
+BOOST_AUTO_TEST_CASE(std_chrono_time_points_are_accepted_as_asio_accepts_them) {
+  simasio::world w;
+  auto& h = w.add_host("h");
+  // Asio's own chat server and timeout examples: an expiry that never comes,
+  // then cancel_one() to wake a waiter.
+  simasio::steady_timer never(h.context());
+  never.expires_at(std::chrono::steady_clock::time_point::max());
+  BOOST_TEST((never.expiry() == simasio::steady_clock::time_point::max()));
+  boost::system::error_code never_ec;
+  duration never_at{-1};
+  never.async_wait([&](auto ec) { never_ec = ec; never_at = w.now(); });
+  // The same time since the epoch on virtual time, for both clocks, and in
+  // the constructors.
+  simasio::steady_timer steady(h.context(), std::chrono::steady_clock::time_point(2s));
+  simasio::system_timer system(h.context());
+  system.expires_at(std::chrono::system_clock::time_point(
+      std::chrono::duration_cast<std::chrono::system_clock::duration>(
+          (simasio::system_clock::now() + 3s).time_since_epoch())));
+  duration steady_at{-1}, system_at{-1};
+  steady.async_wait([&](auto ec) { BOOST_TEST(!ec); steady_at = w.now(); });
+  system.async_wait([&](auto ec) {
+    BOOST_TEST(!ec);
+    system_at = w.now();
+    never.cancel_one();
+  });
+  w.run();
+  BOOST_TEST((steady_at == duration(2s)));
+  BOOST_TEST((system_at == duration(3s)));
+  BOOST_TEST((never_at == duration(3s)));
+  BOOST_TEST((never_ec == asio::error::operation_aborted));
+  // A coarse time point beyond what nanoseconds hold saturates.
+  simasio::steady_timer far(h.context());
+  far.expires_at(std::chrono::time_point<std::chrono::steady_clock, std::chrono::hours>(std::chrono::hours(1LL << 50)));
+  BOOST_TEST((far.expiry() == simasio::steady_clock::time_point::max()));
+}
+
 BOOST_AUTO_TEST_CASE(waits_complete_at_their_expiry_in_virtual_time) {
   simasio::world w;
   simasio::io_context ioc;

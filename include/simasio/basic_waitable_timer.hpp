@@ -13,6 +13,7 @@
 #include <boost/asio/wait_traits.hpp>
 #include <boost/system/error_code.hpp>
 
+#include <chrono>
 #include <cstddef>
 #include <type_traits>
 #include <utility>
@@ -86,6 +87,24 @@ class basic_waitable_timer {
     init();
     expires_at(expiry_time);
   }
+  /// From a time point of the std::chrono clock this timer's clock stands
+  /// in for (std::chrono::steady_clock for steady_timer, system_clock for
+  /// system_timer): see expires_at(std_time_point).
+  template <typename StdDuration>
+  basic_waitable_timer(const executor_type& ex,
+                       const std::chrono::time_point<typename clock_traits::std_clock, StdDuration>& expiry_time)
+      : ex_(ex) {
+    init();
+    expires_at(expiry_time);
+  }
+  template <typename ExecutionContext, typename StdDuration,
+            typename = std::enable_if_t<std::is_convertible_v<ExecutionContext&, boost::asio::execution_context&>>>
+  basic_waitable_timer(ExecutionContext& ctx,
+                       const std::chrono::time_point<typename clock_traits::std_clock, StdDuration>& expiry_time)
+      : ex_(ctx.get_executor()) {
+    init();
+    expires_at(expiry_time);
+  }
   basic_waitable_timer(const executor_type& ex, const duration& expiry_time) : ex_(ex) {
     init();
     expires_after(expiry_time);
@@ -156,6 +175,26 @@ class basic_waitable_timer {
   std::size_t expires_at(const time_point& expiry_time) {
     detail::check_not_orphaned(impl_);
     return reset_expiry(expiry_time);
+  }
+  /// Sets the expiry from a time point of the std::chrono clock this
+  /// timer's clock stands in for, as Asio's timers take them
+  /// (`timer.expires_at(std::chrono::steady_clock::time_point::max())`).
+  /// The same time since the clock's epoch on the host's virtual clock:
+  /// min() and max() stay min() and max(); simasio::steady_clock's epoch is
+  /// the world's start and system_clock's is Unix time, so a time point
+  /// computed from std::chrono::steady_clock::now() (real time) lies far in
+  /// virtual time unless the clock reads are interposed.
+  template <typename StdDuration>
+  std::size_t expires_at(const std::chrono::time_point<typename clock_traits::std_clock, StdDuration>& expiry_time) {
+    using std_point = std::chrono::time_point<typename clock_traits::std_clock, StdDuration>;
+    if (expiry_time == std_point::max()) return expires_at(time_point::max());
+    if (expiry_time == std_point::min()) return expires_at(time_point::min());
+    // Beyond what nanoseconds hold (a coarse duration far out): saturate.
+    using wide = std::chrono::duration<long double, std::nano>;
+    const wide since = expiry_time.time_since_epoch();
+    if (since >= wide(duration::max())) return expires_at(time_point::max());
+    if (since <= wide(duration::min())) return expires_at(time_point::min());
+    return expires_at(time_point(std::chrono::duration_cast<duration>(expiry_time.time_since_epoch())));
   }
   /// Sets the expiry relative to the host's clock now.
   std::size_t expires_after(const duration& expiry_time) {

@@ -69,6 +69,7 @@ struct sim_clock_traits<steady_clock> : std::true_type {
     return steady_clock::time_point(steady_clock::duration(ns));
   }
   static constexpr const char* timer_name = "steady_timer";
+  using std_clock = std::chrono::steady_clock;  // whose time points the timer also accepts
 };
 
 template <>
@@ -80,6 +81,7 @@ struct sim_clock_traits<system_clock> : std::true_type {
     return system_clock::time_point(system_clock::epoch + system_clock::duration(ns));
   }
   static constexpr const char* timer_name = "system_timer";
+  using std_clock = std::chrono::system_clock;
 };
 
 }  // namespace detail
