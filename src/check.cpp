@@ -100,6 +100,14 @@ run_outcome run_seed(const std::function<void(world&)>& scenario, world_options 
   return out;
 }
 
+// @p path made absolute and normal (as it is when that fails), so a line
+// that names it works from any directory.
+std::string absolute_path(const std::string& path) {
+  std::error_code ec;
+  const auto abs = std::filesystem::absolute(path, ec);
+  return ec ? path : abs.lexically_normal().string();
+}
+
 // One shell word: as it is when plain, else in single quotes.
 std::string shell_quoted(const std::string& arg) {
   const bool plain = !arg.empty() && arg.find_first_not_of(
@@ -123,37 +131,12 @@ std::string quoted_command_line() {
     std::string arg = raw.substr(start, end - start);
     // The program by an absolute path, so the line works from any directory
     // (a bare name was found through PATH and works as it is).
-    if (start == 0 && arg.find('/') != std::string::npos && arg.front() != '/') {
-      std::error_code ec;
-      const auto abs = std::filesystem::absolute(arg, ec);
-      if (!ec) arg = abs.lexically_normal().string();
-    }
+    if (start == 0 && arg.find('/') != std::string::npos) arg = absolute_path(arg);
     if (!out.empty()) out += ' ';
     out += shell_quoted(arg);
     start = end + 1;
   }
   return out;
-}
-
-}  // namespace
-
-namespace {
-
-// A setting pair "index of count"; both or neither.
-std::optional<shard_spec> read_shard_pair(const char* index_var, const char* count_var) {
-  const auto index_text = detail::env_string(index_var);
-  const auto count_text = detail::env_string(count_var);
-  if (!index_text && !count_text) return std::nullopt;
-  if (!index_text || !count_text)
-    throw config_error(std::string("simasio: ") + (count_text ? count_var : index_var) + " is set but " +
-                       (count_text ? index_var : count_var) + " is not: set both (" + index_var +
-                       " counts from 0 and is below " + count_var + ")");
-  const std::uint64_t count = *detail::env_in_range(count_var, 1, UINT64_MAX, "how many shards");
-  const std::uint64_t index = *detail::env_u64(index_var);
-  if (index >= count)
-    throw config_error(std::string("simasio: ") + index_var + "=" + std::to_string(index) + " does not fit " +
-                       count_var + "=" + std::to_string(count) + ": the index counts from 0 and must be below the count");
-  return shard_spec{index, count, std::string(index_var) + "/" + count_var};
 }
 
 }  // namespace
@@ -177,15 +160,27 @@ bool googletest_running_a_test() noexcept {
 }
 
 std::optional<shard_spec> shard_pair(const char* index_var, const char* count_var) {
-  return read_shard_pair(index_var, count_var);
+  const auto index_text = env_string(index_var);
+  const auto count_text = env_string(count_var);
+  if (!index_text && !count_text) return std::nullopt;
+  if (!index_text || !count_text)
+    throw config_error(std::string("simasio: ") + (count_text ? count_var : index_var) + " is set but " +
+                       (count_text ? index_var : count_var) + " is not: set both (" + index_var +
+                       " counts from 0 and is below " + count_var + ")");
+  const std::uint64_t count = *env_in_range(count_var, 1, UINT64_MAX, "how many shards");
+  const std::uint64_t index = *env_u64(index_var);
+  if (index >= count)
+    throw config_error(std::string("simasio: ") + index_var + "=" + std::to_string(index) + " does not fit " +
+                       count_var + "=" + std::to_string(count) + ": the index counts from 0 and must be below the count");
+  return shard_spec{index, count, std::string(index_var) + "/" + count_var};
 }
 
 }  // namespace detail
 
 shard_spec shard_from_environment() {
-  const auto own = read_shard_pair("SIMASIO_SHARD_INDEX", "SIMASIO_SHARD_COUNT");
-  const auto test = read_shard_pair("TEST_SHARD_INDEX", "TEST_TOTAL_SHARDS");
-  const auto gtest = read_shard_pair("GTEST_SHARD_INDEX", "GTEST_TOTAL_SHARDS");
+  const auto own = detail::shard_pair("SIMASIO_SHARD_INDEX", "SIMASIO_SHARD_COUNT");
+  const auto test = detail::shard_pair("TEST_SHARD_INDEX", "TEST_TOTAL_SHARDS");
+  const auto gtest = detail::shard_pair("GTEST_SHARD_INDEX", "GTEST_TOTAL_SHARDS");
   // Bazel's protocol: touching the status file says sharding is supported.
   if (test)
     if (const auto status = detail::env_string("TEST_SHARD_STATUS_FILE")) std::ofstream(*status, std::ios::app);
@@ -223,15 +218,11 @@ struct settings {
 };
 
 // SIMASIO_TAPE=file: the tape's seed, its draws from the file.
-std::optional<saved_tape> env_tape(world_options& opts, std::string* absolute_path = nullptr) {
+std::optional<saved_tape> env_tape(world_options& opts, std::string* absolute = nullptr) {
   const auto path = detail::env_string("SIMASIO_TAPE");
   if (!path) return std::nullopt;
   saved_tape tape = load_tape(*path);
-  if (absolute_path != nullptr) {
-    std::error_code ec;
-    const auto abs = std::filesystem::absolute(*path, ec);
-    *absolute_path = ec ? *path : abs.lexically_normal().string();
-  }
+  if (absolute != nullptr) *absolute = absolute_path(*path);
   opts.replay_tape = std::make_shared<const std::vector<choice>>(tape.choices);
   opts.on_tape_mismatch = tape_mismatch::fail;
   if (const auto policy = detail::env_string("SIMASIO_TAPE_MISMATCH")) {

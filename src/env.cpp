@@ -9,13 +9,17 @@
 
 namespace simasio::detail {
 
-std::uint64_t parse_u64(std::string_view text, std::string_view what) {
-  auto fail = [&](const char* why) -> std::uint64_t {
-    throw config_error("simasio: " + std::string(what) + "='" + std::string(text) + "' " + why +
-                       ": expected a whole number from 0 to 18446744073709551615, in decimal (4823) or "
-                       "hexadecimal (0x12d7)");
-  };
-  if (text.empty()) return fail("is empty");
+namespace {
+
+// The number @p text spells (decimal, or hexadecimal after 0x), or why it
+// is none: "is empty", "is not a number", "is too large".
+struct parsed_u64 {
+  std::uint64_t value = 0;
+  const char* why = nullptr;
+};
+
+parsed_u64 read_u64(std::string_view text) {
+  if (text.empty()) return {0, "is empty"};
   unsigned base = 10;
   std::string_view digits = text;
   if (digits.size() > 2 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X')) {
@@ -28,11 +32,22 @@ std::uint64_t parse_u64(std::string_view text, std::string_view what) {
     if (c >= '0' && c <= '9') d = static_cast<unsigned>(c - '0');
     else if (base == 16 && c >= 'a' && c <= 'f') d = static_cast<unsigned>(c - 'a' + 10);
     else if (base == 16 && c >= 'A' && c <= 'F') d = static_cast<unsigned>(c - 'A' + 10);
-    else return fail("is not a number");
-    if (value > (UINT64_MAX - d) / base) return fail("is too large");
+    else return {0, "is not a number"};
+    if (value > (UINT64_MAX - d) / base) return {0, "is too large"};
     value = value * base + d;
   }
-  return value;
+  return {value, nullptr};
+}
+
+}  // namespace
+
+std::uint64_t parse_u64(std::string_view text, std::string_view what) {
+  const parsed_u64 n = read_u64(text);
+  if (n.why != nullptr)
+    throw config_error("simasio: " + std::string(what) + "='" + std::string(text) + "' " + n.why +
+                       ": expected a whole number from 0 to 18446744073709551615, in decimal (4823) or "
+                       "hexadecimal (0x12d7)");
+  return n.value;
 }
 
 std::optional<std::uint64_t> seed_argument(std::string_view arg, std::string_view usage) {
@@ -59,23 +74,13 @@ std::optional<std::uint64_t> env_in_range(const char* name, std::uint64_t lo, st
                                           std::string_view meaning) {
   const char* v = std::getenv(name);
   if (v == nullptr) return std::nullopt;
-  const std::string text(v);
-  auto fail = [&](const char* why) -> std::uint64_t {
-    throw config_error("simasio: " + std::string(name) + "='" + text + "' " + why + ": expected " + std::string(meaning) +
-                       ", a whole number from " + std::to_string(lo) + " to " + std::to_string(hi));
-  };
-  if (text.empty()) return fail("is empty");
-  std::uint64_t value = 0;
-  try {
-    value = parse_u64(text, name);
-  } catch (const config_error&) {
-    const bool digits = text.find_first_not_of("0123456789") == std::string::npos ||
-                        (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X') &&
-                         text.find_first_not_of("0123456789abcdefABCDEF", 2) == std::string::npos);
-    return fail(digits ? "is too large" : "is not a number");
-  }
-  if (value < lo || value > hi) return fail("is out of range");
-  return value;
+  const parsed_u64 n = read_u64(v);
+  const char* why = n.why != nullptr ? n.why : n.value < lo || n.value > hi ? "is out of range" : nullptr;
+  if (why != nullptr)
+    throw config_error("simasio: " + std::string(name) + "='" + std::string(v) + "' " + why + ": expected " +
+                       std::string(meaning) + ", a whole number from " + std::to_string(lo) + " to " +
+                       std::to_string(hi));
+  return n.value;
 }
 
 std::optional<int> env_log_level() {

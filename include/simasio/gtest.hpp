@@ -118,13 +118,9 @@ namespace detail_glue {
 // variables are well formed), else 1. Malformed values register one
 // instance, and run_case reports them as a config_error.
 inline std::uint64_t googletest_shards() {
-  const char* total = std::getenv("GTEST_TOTAL_SHARDS");
-  const char* index = std::getenv("GTEST_SHARD_INDEX");
-  if (total == nullptr || index == nullptr) return 1;
   try {
-    const std::uint64_t n = ::simasio::detail::parse_u64(total, "GTEST_TOTAL_SHARDS");
-    const std::uint64_t i = ::simasio::detail::parse_u64(index, "GTEST_SHARD_INDEX");
-    return n >= 1 && i < n && n <= max_googletest_shards ? n : 1;
+    const auto shard = ::simasio::detail::shard_pair("GTEST_SHARD_INDEX", "GTEST_TOTAL_SHARDS");
+    return shard && shard->count <= max_googletest_shards ? shard->count : 1;
   } catch (const config_error&) {
     return 1;
   }
