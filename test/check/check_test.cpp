@@ -356,6 +356,11 @@ BOOST_AUTO_TEST_CASE(determinism_self_check_names_the_first_diverging_event) {
   BOOST_TEST(r.failure->seed == 0u);
   BOOST_TEST(r.failure->what.find("nondeterminism") != std::string::npos);
   BOOST_TEST(r.failure->what.find("first difference at event #2") != std::string::npos);
+  // Its report: no tape (none replays it), and a replay line that verifies.
+  const std::string report = simasio::failure_report(*r.failure, "leaky");
+  BOOST_TEST(report.find("simasio: shrunk:") == std::string::npos, report);
+  BOOST_TEST(report.find("not shrunk: a nondeterministic run") != std::string::npos, report);
+  BOOST_TEST(r.failure->replay.find("SIMASIO_SEED=0 SIMASIO_VERIFY=1 ") == 0u, r.failure->replay);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

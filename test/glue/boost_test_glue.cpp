@@ -5,9 +5,9 @@
 #include <simasio/asio.hpp>
 #include <simasio/log/log.hpp>
 
+#include "glue_scenarios.hpp"
+
 #include <cstdlib>
-#include <fstream>
-#include <functional>
 #include <string>
 
 namespace net = simasio::asio;
@@ -41,24 +41,14 @@ SIMASIO_TEST_CASE(planted_race_is_reported, 200) {
 // times). Run only by name: with SIMASIO_JOBS=2 the report must still say
 // seed 50, every time, and show the assertion once.
 SIMASIO_TEST_CASE(fails_only_on_seed_50, 100) {
-  auto& a = world.add_host("a");
-  auto& b = world.add_host("b");
-  int hops = 0;
-  const int rounds = 2000 + static_cast<int>(world.random().below(20000));
-  std::function<void()> ping = [&] {
-    if (++hops < rounds) net::post((hops % 2 ? b : a).context(), ping);
-  };
-  net::post(a.context(), ping);
-  world.run();
+  glue_scenarios::ping_pong(world);
   BOOST_TEST(world.seed() != 50u);
 }
 
 // Records which seeds ran, one line each, in $SIMASIO_GLUE_SEED_LOG (the
 // sharding checks read it).
 SIMASIO_TEST_CASE(records_its_seeds, 40) {
-  if (const char* path = std::getenv("SIMASIO_GLUE_SEED_LOG")) {
-    std::ofstream(path, std::ios::app) << world.seed() << "\n";
-  }
+  glue_scenarios::record_seed(world.seed());
   BOOST_TEST(true);
 }
 

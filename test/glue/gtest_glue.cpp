@@ -3,10 +3,8 @@
 
 #include <simasio/asio.hpp>
 
-#include <cstdint>
-#include <cstdlib>
-#include <fstream>
-#include <functional>
+#include "glue_scenarios.hpp"
+
 #include <string>
 
 namespace net = simasio::asio;
@@ -33,23 +31,11 @@ SIMASIO_TEST(Glue, PlantedRaceIsReported, 200) {
 
 // Fails on seed 50 only, after some seeded work (see boost_test_glue.cpp).
 SIMASIO_TEST(Glue, FailsOnlyOnSeed50, 100) {
-  auto& a = world.add_host("a");
-  auto& b = world.add_host("b");
-  int hops = 0;
-  const int rounds = 2000 + static_cast<int>(world.random().below(20000));
-  std::function<void()> ping = [&] {
-    if (++hops < rounds) net::post((hops % 2 ? b : a).context(), ping);
-  };
-  net::post(a.context(), ping);
-  world.run();
+  glue_scenarios::ping_pong(world);
   EXPECT_NE(world.seed(), 50u);
 }
 
-namespace {
-void record_seed(std::uint64_t seed) {
-  if (const char* path = std::getenv("SIMASIO_GLUE_SEED_LOG")) std::ofstream(path, std::ios::app) << seed << "\n";
-}
-}  // namespace
+using glue_scenarios::record_seed;
 
 // Record which seeds ran in $SIMASIO_GLUE_SEED_LOG (the sharding checks).
 SIMASIO_TEST(Glue, RecordsItsSeeds, 40) { record_seed(world.seed()); }
