@@ -40,6 +40,42 @@ using real_timer_service =
     boost::asio::detail::deadline_timer_service<boost::asio::detail::chrono_time_traits<Clock, boost::asio::wait_traits<Clock>>>;
 }  // namespace
 
+void* real_timer_scheduler(boost::asio::execution_context& ctx) noexcept {
+  namespace ad = boost::asio::detail;
+  if (!boost::asio::has_service<ad::reactor>(ctx)) return nullptr;
+  return &boost::asio::use_service<ad::scheduler>(ctx);
+}
+
+void poll_real_timers(void* scheduler) {
+  auto& s = *static_cast<boost::asio::detail::scheduler*>(scheduler);
+  boost::system::error_code ec;
+  s.poll(ec);
+  // Asio's scheduler stops itself when it runs out of work; a later real
+  // wait must find it running.
+  if (s.stopped()) s.restart();
+}
+
+const char* real_timer_kind(boost::asio::execution_context& ctx) noexcept {
+  namespace ad = boost::asio::detail;
+  using boost::asio::has_service;
+  if (has_service<real_timer_service<std::chrono::steady_clock>>(ctx)) return "boost::asio::steady_timer";
+  if (has_service<real_timer_service<std::chrono::system_clock>>(ctx)) return "boost::asio::system_timer";
+  if (has_service<ad::deadline_timer_service<boost::asio::time_traits<boost::posix_time::ptime>>>(ctx))
+    return "boost::asio::deadline_timer";
+  return "Asio timer";
+}
+
+bool real_timer_waits_pending(void* scheduler) {
+  auto& s = *static_cast<boost::asio::detail::scheduler*>(scheduler);
+  poll_real_timers(scheduler);
+  // poll() stops a scheduler exactly when it has no outstanding work.
+  boost::system::error_code ec;
+  s.poll(ec);
+  const bool pending = !s.stopped();
+  if (s.stopped()) s.restart();
+  return pending;
+}
+
 const char* find_escape(boost::asio::execution_context& ctx) noexcept {
   namespace ad = boost::asio::detail;
   namespace ip = boost::asio::ip;
@@ -51,16 +87,14 @@ const char* find_escape(boost::asio::execution_context& ctx) noexcept {
   if (tcp_resolver) return "boost::asio::ip::tcp::resolver";
   if (udp_resolver) return "boost::asio::ip::udp::resolver";
   if (!reactor) return nullptr;
-  const bool steady = has_service<real_timer_service<std::chrono::steady_clock>>(ctx);
-  if (steady && has_service<ad::reactive_socket_service<ip::tcp>>(ctx))
+  // Asio's own timers are not escapes by themselves: Beast's websocket::stream
+  // and Asio's ssl::stream hold one, and the world polls Asio's scheduler
+  // so that their cancellations complete. A real wait still pending when
+  // the world stalls is reported then (world_core::check_escape).
+  if (has_service<real_timer_service<std::chrono::steady_clock>>(ctx) &&
+      has_service<ad::reactive_socket_service<ip::tcp>>(ctx))
     return "boost::asio::ip::tcp socket and boost::asio::steady_timer (boost::beast::tcp_stream holds both: use "
-           "a simasio tcp::socket with a simasio timer)";
-  if (steady) return "boost::asio::steady_timer";
-  if (has_service<real_timer_service<std::chrono::system_clock>>(ctx)) return "boost::asio::system_timer";
-  if (has_service<real_timer_service<std::chrono::high_resolution_clock>>(ctx))
-    return "boost::asio::high_resolution_timer";
-  if (has_service<ad::deadline_timer_service<boost::asio::time_traits<boost::posix_time::ptime>>>(ctx))
-    return "boost::asio::deadline_timer";
+           "simasio::beast::tcp_stream, with `namespace beast = simasio::beast;`)";
   if (has_service<ad::reactive_socket_service<ip::tcp>>(ctx)) return "boost::asio::ip::tcp socket or acceptor";
   if (has_service<ad::reactive_socket_service<ip::udp>>(ctx)) return "boost::asio::ip::udp::socket";
   if (has_service<ad::reactive_socket_service<ip::icmp>>(ctx)) return "boost::asio::ip::icmp::socket";
@@ -70,6 +104,10 @@ const char* find_escape(boost::asio::execution_context& ctx) noexcept {
     return "boost::asio::local::datagram_protocol::socket";
   if (has_service<ad::signal_set_service>(ctx)) return "boost::asio::signal_set";
   if (has_service<ad::reactive_descriptor_service>(ctx)) return "boost::asio::posix::stream_descriptor";
+  if (has_service<real_timer_service<std::chrono::steady_clock>>(ctx) ||
+      has_service<real_timer_service<std::chrono::system_clock>>(ctx) ||
+      has_service<ad::deadline_timer_service<boost::asio::time_traits<boost::posix_time::ptime>>>(ctx))
+    return nullptr;  // Asio's own timers: driven, see above
   return "real Asio I/O object";
 }
 

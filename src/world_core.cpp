@@ -253,6 +253,19 @@ void world_core::run_step(std::size_t index) {
   } guard{*this, ctx, current_};
   current_ = &ctx;
   op->complete();
+  if (ctx.context_queried || ctx.real_scheduler != nullptr) [[unlikely]] {
+    current_ = guard.saved;  // completions are queued as handlers of their own
+    drive_real_objects(ctx);
+  }
+}
+
+void world_core::drive_real_objects(context_state& ctx) {
+  if (ctx.real_scheduler == nullptr) {
+    ctx.context_queried = false;
+    ctx.real_scheduler = real_timer_scheduler(*ctx.exec);
+    if (ctx.real_scheduler == nullptr) return;
+  }
+  poll_real_timers(ctx.real_scheduler);
 }
 
 run_result world_core::run(const run_limits& limits) {
@@ -400,7 +413,7 @@ void world_core::from_dead_process(const context_state& ctx, const char* what) c
 }
 
 void world_core::check_escapes() {
-  for (const context_state* ctx : contexts_)
+  for (context_state* ctx : contexts_)
     if (ctx != nullptr) check_escape(*ctx);
 }
 
@@ -410,11 +423,24 @@ void world_core::check_escapes() {
 void world_core::check_escapes_slice() {
   for (int n = 0; n < 8 && !contexts_.empty(); ++n) {
     if (escape_cursor_ >= contexts_.size()) escape_cursor_ = 0;
-    if (const context_state* ctx = contexts_[escape_cursor_++]) check_escape(*ctx);
+    if (context_state* ctx = contexts_[escape_cursor_++]) check_escape(*ctx);
   }
 }
 
-void world_core::check_escape(const context_state& ctx) {
+void world_core::check_escape(context_state& ctx) {
+  // Real Asio objects built outside a step, or from the context itself
+  // rather than its executor, are found here.
+  if (ctx.real_scheduler == nullptr) ctx.real_scheduler = real_timer_scheduler(*ctx.exec);
+  if (stalled_ && ctx.real_scheduler != nullptr && real_timer_waits_pending(ctx.real_scheduler)) {
+    throw escape_error(
+        std::string("simasio: the world stalled while a real ") + real_timer_kind(*ctx.exec) +
+        " wait was pending on simulated io_context #" + std::to_string(ctx.id) + " on host '" + host_name(ctx.host->id) +
+        "' (Beast's websocket::stream keeps one for its timeouts, Asio's ssl::stream for its pending "
+        "operations). Asio's own timers expire on real time, which does not pass in the simulation, so this wait "
+        "would never end: use net::steady_timer for your own timers (write `namespace net = simasio::asio;`), and for a websocket stream whose peer "
+        "may vanish, a timeout on its beast::tcp_stream (get_lowest_layer(ws).expires_after(...)), which "
+        "runs on virtual time.");
+  }
   if (const char* kind = find_escape(*ctx.exec)) {
     throw escape_error(std::string("simasio: a real ") + kind + " is bound to simulated io_context #" +
                        std::to_string(ctx.id) + " on host '" + host_name(ctx.host->id) +

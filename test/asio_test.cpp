@@ -14,7 +14,8 @@ static_assert(std::is_same_v<net::io_context, simasio::io_context>);
 static_assert(std::is_same_v<net::steady_timer, simasio::steady_timer>);
 static_assert(std::is_same_v<net::system_timer, simasio::system_timer>);
 static_assert(std::is_same_v<net::high_resolution_timer, simasio::high_resolution_timer>);
-static_assert(std::is_same_v<net::any_io_executor, boost::asio::any_io_executor>);
+static_assert(std::is_same_v<net::any_io_executor, simasio::any_io_executor>);
+static_assert(std::is_base_of_v<boost::asio::any_io_executor, net::any_io_executor>);
 static_assert(std::is_same_v<net::ip::address, boost::asio::ip::address>);
 static_assert(std::is_same_v<net::error::basic_errors, boost::asio::error::basic_errors>);
 

@@ -21,6 +21,7 @@
 #include <boost/asio/experimental/cancellation_condition.hpp>  // namespace experimental
 #include <boost/asio/spawn.hpp>  // spawn, basic_yield_context, yield_context
 
+#include <simasio/any_io_executor.hpp>
 #include <simasio/basic_datagram_socket.hpp>
 #include <simasio/basic_socket.hpp>
 #include <simasio/basic_socket_acceptor.hpp>
@@ -83,7 +84,11 @@ using boost::asio::multiple_exceptions;
 // ---------------------------------------------------------------------------
 // Executors.
 
-using boost::asio::any_io_executor;
+// simasio's any_io_executor is Asio's under a simasio-owned name: Asio's
+// socket and timer templates on it are the simulated ones, so Beast's
+// streams rebound to net::any_io_executor (executor_with_default<...>)
+// stay simulated. It converts to and from boost::asio::any_io_executor.
+using simasio::any_io_executor;
 using boost::asio::any_completion_executor;
 using boost::asio::basic_system_executor;
 using boost::asio::system_executor;

@@ -254,7 +254,10 @@ class io_context::basic_executor_type : private detail::executor_bits {
   static constexpr boost::asio::execution::mapping_t query(boost::asio::execution::mapping_t) noexcept {
     return boost::asio::execution::mapping.thread;
   }
-  io_context& query(boost::asio::execution::context_t) const noexcept { return *ctx_; }
+  io_context& query(boost::asio::execution::context_t) const noexcept {
+    ctx_->state_.context_queried = true;  // a real Asio object may be built on it: see world_core
+    return *ctx_;
+  }
   constexpr boost::asio::execution::blocking_t query(boost::asio::execution::blocking_t) const noexcept {
     return (bits_ & blocking_never) ? boost::asio::execution::blocking_t(boost::asio::execution::blocking.never)
                                     : boost::asio::execution::blocking_t(boost::asio::execution::blocking.possibly);

@@ -28,6 +28,7 @@
 #ifndef SIMASIO_SIMASIO_HPP
 #define SIMASIO_SIMASIO_HPP
 
+#include <simasio/any_io_executor.hpp>
 #include <simasio/basic_datagram_socket.hpp>
 #include <simasio/basic_signal_set.hpp>
 #include <simasio/basic_socket_acceptor.hpp>

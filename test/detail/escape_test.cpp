@@ -41,6 +41,9 @@ std::string escape_message(Make make) {
 
 BOOST_AUTO_TEST_SUITE(escape)
 
+// Asio's own timers are driven (Beast's websocket::stream and Asio's
+// ssl::stream hold one): a wait only real time could end is named when the
+// world stalls on it.
 BOOST_AUTO_TEST_CASE(real_steady_timer_on_a_simulated_context_is_named) {
   const std::string what = escape_message([](simasio::io_context& ioc) {
     auto t = std::make_unique<asio::steady_timer>(ioc, 1s);
@@ -50,6 +53,28 @@ BOOST_AUTO_TEST_CASE(real_steady_timer_on_a_simulated_context_is_named) {
   BOOST_TEST(what.find("real boost::asio::steady_timer") != std::string::npos);
   BOOST_TEST(what.find("namespace net = simasio::asio") != std::string::npos);
   BOOST_TEST(what.find("host 'localhost'") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(a_cancelled_real_timer_wait_completes_inside_the_simulation) {
+  // The pattern of Asio's ssl::stream: wait "forever", get cancelled by a
+  // simulated event. The cancellation reaches the handler, on virtual time.
+  simasio::world w(1);
+  simasio::io_context ioc;
+  const std::size_t threads = thread_count();
+  asio::steady_timer real(ioc, asio::steady_timer::time_point::max());
+  boost::system::error_code got;
+  bool done = false;
+  real.async_wait([&](boost::system::error_code ec) {
+    got = ec;
+    done = true;
+  });
+  simasio::steady_timer sim(ioc, 5s);
+  sim.async_wait([&](boost::system::error_code) { real.cancel(); });
+  ioc.run();
+  BOOST_TEST(done);
+  BOOST_TEST((got == asio::error::operation_aborted), got.message());
+  BOOST_TEST(w.now() == simasio::duration(5s));
+  BOOST_TEST(thread_count() == threads);
 }
 
 BOOST_AUTO_TEST_CASE(real_system_timer_is_named) {

@@ -16,6 +16,22 @@ void install_escape_guard(boost::asio::execution_context& ctx);
 // ...), or nullptr when there is none.
 const char* find_escape(boost::asio::execution_context& ctx) noexcept;
 
+// Asio's own scheduler on ctx (the one install_escape_guard installed) once
+// a real Asio timer has created Asio's reactor there; nullptr before.
+void* real_timer_scheduler(boost::asio::execution_context& ctx) noexcept;
+
+// Runs what Asio's services on that scheduler have completed (cancelled
+// waits of Asio's own timers), without blocking. Completions reach their
+// handlers through the handlers' executors, so into the simulation.
+void poll_real_timers(void* scheduler);
+
+// Whether Asio's scheduler still has outstanding work: a real timer wait
+// that only real time can end.
+bool real_timer_waits_pending(void* scheduler);
+
+// Which of Asio's own timers ctx holds ("boost::asio::steady_timer", ...).
+const char* real_timer_kind(boost::asio::execution_context& ctx) noexcept;
+
 }  // namespace simasio::detail
 
 #endif  // SIMASIO_DETAIL_ESCAPE_HPP

@@ -34,7 +34,7 @@ template <class Executor>
 io_context& sim_context_behind(const Executor& ex, const char* object) {
   if constexpr (is_sim_executor<Executor>::value) {
     return ex.context();
-  } else if constexpr (std::is_same_v<Executor, boost::asio::any_io_executor>) {
+  } else if constexpr (std::is_base_of_v<boost::asio::any_io_executor, Executor>) {
     // The common case (an io_context's executor behind any_io_executor)
     // needs no service lookup.
     if (const auto* plain = ex.template target<io_context::executor_type>()) return plain->context();

@@ -59,6 +59,14 @@ struct context_state {
   std::uint64_t priority = 0;  // pct
   std::vector<pending_source*> sources;
   timer_service* timers = nullptr;  // this context's timer service, once created
+  // Real Asio I/O objects (the timers inside Beast's websocket::stream and
+  // Asio's ssl::stream): every one asks its executor for the context when
+  // built from an executor, which sets context_queried, and the step that
+  // built it then looks for Asio's reactor (so do the escape checks, for
+  // objects built from the context); once there, Asio's scheduler is
+  // polled after each step of this context (escape.hpp).
+  bool context_queried = false;
+  void* real_scheduler = nullptr;
 };
 
 // The usage_error for an object (a `kind`: "steady_timer", "TCP socket",
@@ -228,7 +236,8 @@ class world_core {
   [[noreturn]] void from_dead_process(const context_state& ctx, const char* what) const;
   void check_escapes();
   void check_escapes_slice();
-  void check_escape(const context_state& ctx);
+  void check_escape(context_state& ctx);
+  void drive_real_objects(context_state& ctx);
   void check_invariants();
   [[noreturn]] void throw_runaway();
   std::string host_name(std::uint32_t id) const;
