@@ -180,6 +180,14 @@ namespace simasio {
 // roles read until the peer's end of stream, the client shuts its side,
 // and the socket is closed.
 
+/// Closes a simulated socket the way Beast closes Asio's (beast::close_socket
+/// finds it by argument-dependent lookup): errors are ignored.
+template <typename Protocol, typename Executor>
+void beast_close_socket(basic_socket<Protocol, Executor>& socket) {
+  boost::system::error_code ignored;
+  socket.close(ignored);
+}
+
 /// Tears down a websocket's simulated TCP connection (blocking; from the
 /// test body only, like every blocking call).
 template <typename Protocol, typename Executor>

@@ -3,6 +3,7 @@
 #define SIMASIO_CLOCK_HPP
 
 #include <chrono>
+#include <compare>
 #include <cstdint>
 #include <ctime>
 #include <type_traits>
@@ -84,7 +85,32 @@ struct sim_clock_traits<system_clock> : std::true_type {
   using std_clock = std::chrono::system_clock;
 };
 
+// True when one clock is a simasio clock and the other the std::chrono
+// clock it stands in for (either order).
+template <class A, class B>
+concept clock_counterparts =
+    (sim_clock_traits<A>::value && std::is_same_v<B, typename sim_clock_traits<A>::std_clock>) ||
+    (sim_clock_traits<B>::value && std::is_same_v<A, typename sim_clock_traits<B>::std_clock>);
+
 }  // namespace detail
+
+/// Compares a simasio clock's time point with one of the std::chrono clock
+/// it stands in for (steady with steady, system with system): the same
+/// time since the epoch, as timers take them. So Asio code that compares a
+/// timer's expiry() with std::chrono::steady_clock::now() compiles (Beast's
+/// http_server_fast does); the comparison means what it says only when the
+/// real clock reads virtual time too (simasio::interpose).
+template <class C1, class D1, class C2, class D2>
+  requires detail::clock_counterparts<C1, C2>
+constexpr bool operator==(const std::chrono::time_point<C1, D1>& a, const std::chrono::time_point<C2, D2>& b) {
+  return a.time_since_epoch() == b.time_since_epoch();
+}
+template <class C1, class D1, class C2, class D2>
+  requires detail::clock_counterparts<C1, C2>
+constexpr auto operator<=>(const std::chrono::time_point<C1, D1>& a, const std::chrono::time_point<C2, D2>& b) {
+  return a.time_since_epoch() <=> b.time_since_epoch();
+}
+
 }  // namespace simasio
 
 #endif  // SIMASIO_CLOCK_HPP

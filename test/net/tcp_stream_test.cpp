@@ -322,4 +322,50 @@ BOOST_AUTO_TEST_CASE(handshake_echo_ping_and_close_over_tcp_stream_on_every_seed
   }
 }
 
+BOOST_AUTO_TEST_CASE(a_websocket_over_a_plain_simulated_socket_closes_through_simasios_teardown) {
+  for (std::uint64_t seed = 0; seed < 50; ++seed) {
+    simasio::world w(seed);
+    simasio::link_config link;
+    link.loss = 0.05;
+    w.net().configure(link);
+    auto& server = w.add_host("server");
+    auto& client = w.add_host("client");
+    auto acc = std::make_shared<tcp::acceptor>(server.context(), tcp::endpoint(tcp::v4(), 80));
+    beast::error_code server_end = net::error::would_block;
+    net::co_spawn(
+        server.context(),
+        [&, acc]() -> net::awaitable<void> {
+          websocket::stream<tcp::socket> ws(co_await acc->async_accept(net::use_awaitable));
+          co_await ws.async_accept(net::use_awaitable);
+          beast::flat_buffer buffer;
+          co_await ws.async_read(buffer, net::use_awaitable);
+          co_await ws.async_write(buffer.data(), net::use_awaitable);
+          auto [ec, n] = co_await ws.async_read(buffer, net::as_tuple(net::use_awaitable));
+          server_end = ec;
+        },
+        net::detached);
+    std::string echoed;
+    bool socket_closed = false;
+    net::co_spawn(
+        client.context(),
+        [&]() -> net::awaitable<void> {
+          websocket::stream<tcp::socket> ws(co_await net::this_coro::executor);
+          co_await ws.next_layer().async_connect(tcp::endpoint(server.address(), 80), net::use_awaitable);
+          co_await ws.async_handshake("server", "/", net::use_awaitable);
+          co_await ws.async_write(net::buffer(std::string("over a plain socket")), net::use_awaitable);
+          beast::flat_buffer buffer;
+          co_await ws.async_read(buffer, net::use_awaitable);
+          echoed = beast::buffers_to_string(buffer.data());
+          co_await ws.async_close(websocket::close_code::normal, net::use_awaitable);
+          socket_closed = !ws.next_layer().is_open();  // teardown closed it
+        },
+        net::detached);
+    w.run_for(10min);
+    BOOST_TEST_INFO("seed " << seed);
+    BOOST_TEST(echoed == "over a plain socket");
+    BOOST_TEST(socket_closed);
+    BOOST_TEST((server_end == websocket::error::closed), server_end.message());
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()

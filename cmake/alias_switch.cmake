@@ -1,0 +1,59 @@
+# cmake/alias_switch.cmake — one of Boost's example programs with simasio's namespaces switched in
+#
+#   include(cmake/alias_switch.cmake)
+#   simasio_alias_switch(IN <example.cpp> OUT <file> [NAMESPACE <ns>])
+#
+# The switch a user makes: every `boost::asio` in the code becomes
+# `simasio::asio` and every `boost::beast` becomes `simasio::beast` (in
+# Beast's examples that is their `namespace net = ...;`, `namespace beast =
+# ...;` and `using tcp = ...;` alias lines; Asio's examples spell the
+# namespace out). Include paths (`<boost/asio/...>`) are untouched, so the
+# program still includes Asio's and Beast's own headers.
+#
+# With NAMESPACE the program's code is also wrapped in `namespace <ns> {}`
+# (its #include lines stay outside) and `main` becomes `example_main`, so
+# a conformance harness can hold a server and a client in one program and
+# call either's main. The changed line count is written to <OUT>.lines.
+
+if(CMAKE_SCRIPT_MODE_FILE)
+  cmake_minimum_required(VERSION 3.16)  # script mode: today's policies
+endif()
+
+function(simasio_alias_switch)
+  cmake_parse_arguments(arg "" "IN;OUT;NAMESPACE" "" ${ARGN})
+  if(NOT EXISTS "${arg_IN}")
+    message(FATAL_ERROR "simasio: Boost example ${arg_IN} is missing. The conformance suite reads Boost's own "
+                        "examples from Debian's libboost1.81-doc package: apt-get install libboost1.81-doc "
+                        "(scripts/test.sh installs it).")
+  endif()
+  file(READ "${arg_IN}" content)
+  # Count the lines the switch touches (for the README's table).
+  string(REPLACE ";" "," plain "${content}")  # MATCHALL returns a ;-list
+  string(REGEX MATCHALL "[^\n]*boost::(asio|beast)[^\n]*" touched "${plain}")
+  list(LENGTH touched changed)
+  string(REGEX REPLACE "boost::(asio|beast)" "simasio::\\1" content "${content}")
+  if(arg_NAMESPACE)
+    string(REGEX MATCHALL "(^|\n)[ \t]*#[ \t]*include[^\n]*" includes "${content}")
+    string(REGEX REPLACE "(^|\n)[ \t]*#[ \t]*include[^\n]*" "\\1" body "${content}")
+    string(REGEX REPLACE "(^|[\n \t])int[ \t]+main[ \t]*\\(" "\\1int example_main(" body "${body}")
+    string(REPLACE ";" "" includes "${includes}")  # the list separators (include lines hold none)
+    set(content "// Generated from ${arg_IN} by cmake/alias_switch.cmake: do not edit.\n${includes}\n\nnamespace ${arg_NAMESPACE} {\n#line 1 \"${arg_IN}\"\n${body}\n}  // namespace ${arg_NAMESPACE}\n")
+  endif()
+  set(old "")
+  if(EXISTS "${arg_OUT}")
+    file(READ "${arg_OUT}" old)
+  endif()
+  if(NOT old STREQUAL content)
+    file(WRITE "${arg_OUT}" "${content}")
+  endif()
+  file(WRITE "${arg_OUT}.lines" "${changed}\n")
+endfunction()
+
+# Script mode: cmake -DIN=<example.cpp> -DOUT=<file> [-DNAMESPACE=<ns>] -P cmake/alias_switch.cmake
+if(CMAKE_SCRIPT_MODE_FILE AND DEFINED IN)
+  if(DEFINED NAMESPACE)
+    simasio_alias_switch(IN "${IN}" OUT "${OUT}" NAMESPACE "${NAMESPACE}")
+  else()
+    simasio_alias_switch(IN "${IN}" OUT "${OUT}")
+  endif()
+endif()

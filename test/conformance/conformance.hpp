@@ -1,0 +1,86 @@
+// conformance.hpp — what every Boost example runs under in the conformance suite
+//
+// Each harness compiles a Boost example pair (alias-switched by
+// cmake/alias_switch.cmake, each program in its own namespace), starts the
+// server the way its main() does on host "server", and runs the client
+// (its own main(), unchanged, where it can be) on the host its default
+// io_context joins. Every seed runs under the same faults (faults()), and
+// the harness checks what the client printed.
+#ifndef SIMASIO_CONFORMANCE_HPP
+#define SIMASIO_CONFORMANCE_HPP
+
+#include <simasio/simasio.hpp>
+
+#include <chrono>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace conformance {
+
+using namespace std::chrono_literals;
+
+/// Seeds per example: 100, or SIMASIO_SEEDS.
+inline constexpr std::uint64_t seeds = 100;
+
+/// The faults of every run: 1–30 ms of latency on every link, 5% loss, and
+/// one partition between @p a and @p b from 10 ms to 800 ms, then healed
+/// (so a connect made at once retries its SYN after the heal, at 1 s).
+inline void faults(simasio::world& w, simasio::host& a, simasio::host& b) {
+  simasio::link_config link;
+  link.min_latency = 1ms;
+  link.max_latency = 30ms;
+  link.loss = 0.05;
+  w.net().configure(link);
+  auto& chaos = w.add_host("chaos");
+  auto timer = std::make_shared<simasio::steady_timer>(chaos.context(), 10ms);
+  timer->async_wait([&w, &a, &b, timer](boost::system::error_code) {
+    w.net().partition({{&a}, {&b}});
+    timer->expires_after(790ms);
+    timer->async_wait([&w, timer](boost::system::error_code) { w.net().heal(); });
+  });
+}
+
+/// Captures what the programs print on std::cout and std::cerr.
+class capture {
+ public:
+  capture() : out_(std::cout.rdbuf(out_text_.rdbuf())), err_(std::cerr.rdbuf(err_text_.rdbuf())) {}
+  ~capture() {
+    std::cout.rdbuf(out_);
+    std::cerr.rdbuf(err_);
+  }
+  capture(const capture&) = delete;
+  capture& operator=(const capture&) = delete;
+  std::string out() const { return out_text_.str(); }
+  std::string err() const { return err_text_.str(); }
+
+ private:
+  std::ostringstream out_text_, err_text_;
+  std::streambuf* out_;
+  std::streambuf* err_;
+};
+
+/// Fails the run (the sweep then prints the seed and replay line) unless
+/// @p text contains every one of @p needles.
+inline void expect_contains(const std::string& text, const std::vector<std::string>& needles,
+                            const std::string& what) {
+  for (const std::string& n : needles)
+    if (text.find(n) == std::string::npos)
+      throw std::runtime_error(what + " lacks \"" + n + "\"; it was:\n" + text.substr(0, 2000));
+}
+
+/// Runs an example's main() with @p args (args[0] is the program name).
+template <class Main>
+int run_main(Main main, std::vector<std::string> args) {
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  return main(static_cast<int>(args.size()), argv.data());
+}
+
+}  // namespace conformance
+
+#endif  // SIMASIO_CONFORMANCE_HPP
