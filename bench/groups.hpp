@@ -7,6 +7,7 @@ namespace bench {
 
 void runtime_rows(const settings&, std::vector<row>&);  // handlers and timers vs boost::asio::io_context
 void network_rows(const settings&, std::vector<row>&);  // TCP and UDP vs real loopback, memory
+void beast_rows(const settings&, std::vector<row>&);    // Beast HTTP and websocket vs real loopback
 void raft_rows(const settings&, std::vector<row>&);     // seeds/s of the Raft samples, jobs 1 and 2
 void scale_rows(const settings&, std::vector<row>&);    // gossip over 10, 100, 1000 hosts
 void cost_rows(const settings&, std::vector<row>&);     // trace hashing, tape, log ring on/off

@@ -1,0 +1,147 @@
+// beast_rows.cpp — Beast's HTTP and websocket round trips in simulation
+// against the same code on real loopback, in one process: one coroutine body
+// per side, templated on the stream, runs over simasio::beast::tcp_stream on
+// two simulated hosts and over boost::beast::tcp_stream on 127.0.0.1.
+#include "groups.hpp"
+
+#include <simasio/beast.hpp>
+#include <simasio/simasio.hpp>
+
+#include <boost/asio.hpp>
+#include <boost/beast.hpp>
+
+#include <string>
+#include <vector>
+
+namespace bench {
+namespace {
+
+namespace http = boost::beast::http;
+namespace websocket = boost::beast::websocket;
+using boost::asio::awaitable;
+using boost::asio::use_awaitable;
+
+// Keep-alive GETs, a small body each way.
+template <class Stream>
+awaitable<void> http_client(Stream& s, std::size_t rounds, std::size_t& done) {
+  boost::beast::flat_buffer buffer;
+  for (std::size_t i = 0; i < rounds; ++i) {
+    http::request<http::string_body> req{http::verb::get, "/ping", 11};
+    req.set(http::field::host, "server");
+    req.keep_alive(true);
+    co_await http::async_write(s, req, use_awaitable);
+    http::response<http::string_body> res;
+    co_await http::async_read(s, buffer, res, use_awaitable);
+    ++done;
+  }
+}
+
+template <class Stream>
+awaitable<void> http_server(Stream& s) {
+  boost::beast::flat_buffer buffer;
+  for (;;) {
+    http::request<http::string_body> req;
+    auto [ec, n] = co_await http::async_read(s, buffer, req, boost::asio::as_tuple(use_awaitable));
+    if (ec) co_return;
+    http::response<http::string_body> res{http::status::ok, req.version()};
+    res.body() = "pong";
+    res.keep_alive(true);
+    res.prepare_payload();
+    co_await http::async_write(s, res, use_awaitable);
+  }
+}
+
+// Text messages of 64 bytes, echoed.
+template <class Stream>
+awaitable<void> ws_client(Stream& s, std::size_t rounds, std::size_t& done) {
+  websocket::stream<Stream&> ws(s);
+  co_await ws.async_handshake("server", "/", use_awaitable);
+  boost::beast::flat_buffer buffer;
+  const std::string msg(64, 'm');
+  for (std::size_t i = 0; i < rounds; ++i) {
+    co_await ws.async_write(boost::asio::buffer(msg), use_awaitable);
+    co_await ws.async_read(buffer, use_awaitable);
+    buffer.consume(buffer.size());
+    ++done;
+  }
+}
+
+template <class Stream>
+awaitable<void> ws_server(Stream& s) {
+  websocket::stream<Stream&> ws(s);
+  co_await ws.async_accept(use_awaitable);
+  boost::beast::flat_buffer buffer;
+  for (;;) {
+    auto [ec, n] = co_await ws.async_read(buffer, boost::asio::as_tuple(use_awaitable));
+    if (ec) co_return;
+    co_await ws.async_write(buffer.data(), use_awaitable);
+    buffer.consume(buffer.size());
+  }
+}
+
+template <class Client, class Server>
+double simulated(std::size_t rounds, Client client, Server server) {
+  namespace net = simasio::asio;
+  simasio::world w(1);
+  auto& sh = w.add_host("server");
+  auto& ch = w.add_host("client");
+  net::ip::tcp::acceptor acc(sh.context(), {net::ip::tcp::v4(), 80});
+  net::ip::tcp::socket cs(ch.context());
+  cs.connect({sh.address(), 80});
+  net::ip::tcp::socket ss(sh.context());
+  acc.accept(ss);
+  simasio::beast::tcp_stream c(std::move(cs)), s(std::move(ss));
+  std::size_t done = 0;
+  const auto start = clock_type::now();
+  net::co_spawn(sh.context(), server(s), net::detached);
+  net::co_spawn(ch.context(), client(c, rounds, done), net::detached);
+  w.run_until([&] { return done == rounds; }, std::chrono::hours(1000));
+  return static_cast<double>(done) / std::chrono::duration<double>(clock_type::now() - start).count();
+}
+
+template <class Client, class Server>
+double real(std::size_t rounds, Client client, Server server) {
+  namespace net = boost::asio;
+  net::io_context ioc(1);
+  net::ip::tcp::acceptor acc(ioc, {net::ip::make_address("127.0.0.1"), 0});
+  net::ip::tcp::socket cs(ioc), ss(ioc);
+  cs.connect(acc.local_endpoint());
+  acc.accept(ss);
+  cs.set_option(net::ip::tcp::no_delay(true));
+  ss.set_option(net::ip::tcp::no_delay(true));
+  boost::beast::tcp_stream c(std::move(cs)), s(std::move(ss));
+  std::size_t done = 0;
+  const auto start = clock_type::now();
+  net::co_spawn(ioc, server(s), net::detached);
+  net::co_spawn(ioc, [&]() -> net::awaitable<void> {
+    co_await client(c, rounds, done);
+    c.close();
+  }, net::detached);
+  ioc.run();
+  return static_cast<double>(done) / std::chrono::duration<double>(clock_type::now() - start).count();
+}
+
+}  // namespace
+
+void beast_rows(const settings& s, std::vector<row>& rows) {
+  const std::size_t rounds = s.quick ? 2'000 : 20'000;
+  const int reps = s.quick ? 1 : 5;
+  const paired h = paired_measured(
+      reps,
+      [&] { return simulated(rounds, [](auto& c, std::size_t r, std::size_t& d) { return http_client(c, r, d); },
+                             [](auto& sv) { return http_server(sv); }); },
+      [&] { return real(rounds, [](auto& c, std::size_t r, std::size_t& d) { return http_client(c, r, d); },
+                        [](auto& sv) { return http_server(sv); }); });
+  rows.push_back({"Beast HTTP keep-alive request/response over tcp_stream; vs real loopback (round trips/s)", h.a, h.b,
+                  times(h.ratio), "", true, "/s"});
+  const paired ws = paired_measured(
+      reps,
+      [&] { return simulated(rounds, [](auto& c, std::size_t r, std::size_t& d) { return ws_client(c, r, d); },
+                             [](auto& sv) { return ws_server(sv); }); },
+      [&] { return real(rounds, [](auto& c, std::size_t r, std::size_t& d) { return ws_client(c, r, d); },
+                        [](auto& sv) { return ws_server(sv); }); });
+  rows.push_back({"Beast websocket 64 B message echo over tcp_stream; vs real loopback (round trips/s)", ws.a, ws.b,
+                  times(ws.ratio), "", true, "/s"});
+}
+
+}  // namespace bench
