@@ -1,7 +1,8 @@
 # Installation and export: headers, the library, the test-framework glue
 # targets and a CMake package (simasioConfig.cmake + version file), so that
 #   find_package(simasio CONFIG REQUIRED [COMPONENTS boost_test gtest])
-# gives simasio::simasio, simasio::boost_test and simasio::gtest, and
+# gives simasio::simasio, simasio::interpose (Linux), simasio::boost_test and
+# simasio::gtest, and
 # simasio_add_sweep(). The same package is exported from the build tree
 # (point simasio_DIR at the build directory); add_subdirectory and
 # FetchContent users get the same names from the ALIAS targets.
@@ -15,6 +16,11 @@ install(TARGETS simasio EXPORT simasio-targets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# simasio::interpose is an object file, installed beside the library.
+if(TARGET simasio_interpose)
+  install(TARGETS simasio_interpose EXPORT simasio-targets
+          OBJECTS DESTINATION ${CMAKE_INSTALL_LIBDIR}/simasio-interpose)
+endif()
 install(EXPORT simasio-targets NAMESPACE simasio:: DESTINATION ${SIMASIO_INSTALL_CMAKEDIR})
 export(EXPORT simasio-targets NAMESPACE simasio:: FILE ${PROJECT_BINARY_DIR}/simasio-targets.cmake)
 

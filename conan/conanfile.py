@@ -4,7 +4,8 @@
 #   conan create conan/ --build=missing
 #
 # Consumers get the CMake package "simasio" with the targets
-# simasio::simasio and simasio::boost_test, and simasio_add_sweep().
+# simasio::simasio, simasio::boost_test and (Linux) simasio::interpose, and
+# simasio_add_sweep().
 import os
 import re
 
@@ -76,6 +77,20 @@ class SimasioConan(ConanFile):
         core.requires = ["boost::headers", "spdlog::spdlog"]
         if self.settings.os in ("Linux", "FreeBSD"):
             core.system_libs = ["pthread"]
+
+        if self.settings.os == "Linux":
+            # An object file (CMake installs it per configuration), linked
+            # whole into test executables so that its libc definitions preempt libc's.
+            interpose = self.cpp_info.components["interpose"]
+            interpose.set_property("cmake_target_name", "simasio::interpose")
+            interpose.objects = [os.path.join("lib", "simasio-interpose", "objects-%s" % self.settings.build_type,
+                                              "simasio_interpose", "src", "interpose", "interpose.cpp.o")]
+            interpose.requires = ["core"]
+            interpose.system_libs = ["dl"]
+            symbols = ("clock_gettime", "gettimeofday", "time", "timerfd_settime", "getrandom", "getentropy",
+                       "arc4random", "arc4random_buf", "arc4random_uniform", "rand", "random", "pthread_create",
+                       "socket", "connect", "send", "sendto", "sendmsg", "sendmmsg", "getaddrinfo")
+            interpose.exelinkflags = ["-Wl,--export-dynamic-symbol=" + name for name in symbols]
 
         boost_test = self.cpp_info.components["boost_test"]
         boost_test.set_property("cmake_target_name", "simasio::boost_test")

@@ -15,7 +15,8 @@ namespace simasio::detail {
 world_core::world_core(const world_options& opts)
     : opts_(opts),
       streams_{rng(opts.seed, choice_purpose::scheduler, &tape_), rng(opts.seed, choice_purpose::network, &tape_),
-               rng(opts.seed, choice_purpose::user, &tape_), rng(opts.seed, choice_purpose::buggify, &tape_)} {
+               rng(opts.seed, choice_purpose::user, &tape_), rng(opts.seed, choice_purpose::buggify, &tape_)},
+      entropy_(opts.seed ^ 0x5851F42D4C957F2DULL) {
   if (opts_.record_tape) tape_.start_recording();
   if (opts_.replay_tape) tape_.start_replay(*opts_.replay_tape, opts_.on_tape_mismatch);
   trace_.record_all(opts_.record_trace, opts_.record_trace_limit, opts_.record_trace_first);
@@ -257,6 +258,7 @@ void world_core::run_step(std::size_t index) {
     current_ = guard.saved;  // completions are queued as handlers of their own
     drive_real_objects(ctx);
   }
+  if (real_timerfds_dirty_) [[unlikely]] sync_real_timerfds();
 }
 
 void world_core::drive_real_objects(context_state& ctx) {
@@ -265,6 +267,19 @@ void world_core::drive_real_objects(context_state& ctx) {
     ctx.real_scheduler = real_timer_scheduler(*ctx.exec);
     if (ctx.real_scheduler == nullptr) return;
   }
+  poll_real_scheduler(ctx);
+}
+
+// Asio's timers read std::chrono::steady_clock: the host's clock, when the
+// interposition library makes it virtual.
+void world_core::poll_real_scheduler(context_state& ctx) {
+  const host_state* saved = booting_;
+  booting_ = ctx.host;
+  struct restore {
+    world_core& core;
+    const host_state* saved;
+    ~restore() { core.booting_ = saved; }
+  } guard{*this, saved};
   poll_real_timers(ctx.real_scheduler);
 }
 
@@ -287,10 +302,24 @@ run_result world_core::run(const run_limits& limits) {
       core.running_ = false;
       core.stop_requested_ = false;
       core.pending_exception_ = nullptr;  // an exception already left this run
+      core.refused_ = nullptr;
     }
   } guard{*this};
   check_escapes();
   run_result r;
+  try {
+    run_loop(limits, r);
+  } catch (...) {
+    // A refused call (interpose.hpp) is the cause of what the handler threw.
+    if (refused_) std::rethrow_exception(refused_);
+    throw;
+  }
+  if (refused_) std::rethrow_exception(refused_);
+  check_escapes();
+  return r;
+}
+
+void world_core::run_loop(const run_limits& limits, run_result& r) {
   for (;;) {
     if (stop_requested_) {
       r.end = run_end::stopped;
@@ -316,6 +345,10 @@ run_result world_core::run(const run_limits& limits) {
       break;
     }
     if (runnable_.empty()) {
+      if (real_timerfds_dirty_) [[unlikely]] {
+        sync_real_timerfds();  // may complete handlers
+        if (!runnable_.empty()) continue;
+      }
       if (advance(limits.deadline)) continue;
       if (!heap_.empty()) {
         r.end = run_end::deadline;
@@ -342,8 +375,6 @@ run_result world_core::run(const run_limits& limits) {
     if (!invariants_.empty()) check_invariants();
     if (sometimes_open_ != 0) check_sometimes();
   }
-  check_escapes();
-  return r;
 }
 
 std::size_t world_core::poll(context_state& ctx, std::size_t max) {
@@ -357,19 +388,26 @@ std::size_t world_core::poll(context_state& ctx, std::size_t max) {
     ~run_guard() {
       core.running_ = false;
       core.pending_exception_ = nullptr;
+      core.refused_ = nullptr;
     }
   } guard{*this};
   check_escapes();
-  // Release what is due now; time does not move.
-  while (!heap_.empty() && heap_.top_when() <= now_) advance(now_);
   std::size_t n = 0;
-  while (n < max && ctx.runnable) {
-    const auto pos = std::find(runnable_.begin(), runnable_.end(), &ctx);
-    run_step(static_cast<std::size_t>(pos - runnable_.begin()));
-    ++n;
-    if (pending_exception_) std::rethrow_exception(std::exchange(pending_exception_, nullptr));
-    if (!invariants_.empty()) check_invariants();
+  try {
+    // Release what is due now; time does not move.
+    while (!heap_.empty() && heap_.top_when() <= now_) advance(now_);
+    while (n < max && ctx.runnable) {
+      const auto pos = std::find(runnable_.begin(), runnable_.end(), &ctx);
+      run_step(static_cast<std::size_t>(pos - runnable_.begin()));
+      ++n;
+      if (pending_exception_) std::rethrow_exception(std::exchange(pending_exception_, nullptr));
+      if (!invariants_.empty()) check_invariants();
+    }
+  } catch (...) {
+    if (refused_) std::rethrow_exception(refused_);
+    throw;
   }
+  if (refused_) std::rethrow_exception(refused_);
   return n;
 }
 

@@ -363,6 +363,33 @@ BOOST_AUTO_TEST_CASE(determinism_self_check_names_the_first_diverging_event) {
   BOOST_TEST(r.failure->replay.find("SIMASIO_SEED=0 SIMASIO_VERIFY=1 ") == 0u, r.failure->replay);
 }
 
+// Without simasio::interpose, std::chrono::steady_clock::now() is the real
+// clock even inside a run: a deadline computed from it differs between the
+// two runs of a seed, and the self-check names the first event that moved.
+// (simasio_interpose_tests runs the same scenario deterministically.)
+BOOST_AUTO_TEST_CASE(determinism_self_check_names_the_event_a_real_clock_read_moved) {
+  simasio::check_options opts;
+  opts.print = false;
+  opts.seeds = 1;
+  opts.verify_determinism = true;
+  const auto r = simasio::check(
+      [](simasio::world& w) {
+        auto& a = w.add_host("a");
+        auto t = std::make_shared<simasio::steady_timer>(a.context());
+        asio::post(a.context(), [t] {
+          t->expires_at(std::chrono::steady_clock::now() + std::chrono::seconds(1));
+          t->async_wait([t](auto) {});
+        });
+        w.run();
+      },
+      opts);
+  BOOST_REQUIRE(!r.ok());
+  BOOST_TEST(r.failure->what.find("nondeterminism") != std::string::npos, r.failure->what);
+  // Event #0 is the handler that read the clock; #1 is the time advance to its deadline.
+  BOOST_TEST(r.failure->what.find("first difference at event #1: step 1") != std::string::npos, r.failure->what);
+  BOOST_TEST(r.failure->what.find(" time_advance ") != std::string::npos, r.failure->what);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 // A long sweep must not accumulate memory: every seed's world is gone when

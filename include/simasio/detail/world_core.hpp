@@ -17,6 +17,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -201,6 +202,17 @@ class world_core {
   }
   recycler& memory() noexcept { return memory_; }
 
+  // ---- the interposition library (detail/interpose.hpp) --------------------
+  // Bytes from the entropy stream (getrandom, std::random_device, ...).
+  void fill_entropy(void* buf, std::size_t n) noexcept;
+  // Records a refused call; the run throws it as an escape_error after the step.
+  void refuse(const char* message) noexcept;
+  // Asio's reactor armed its timerfd for world time `deadline`
+  // (duration::max(): disarmed). At that instant the world makes the fd
+  // readable and polls Asio's schedulers, so Asio's own timers on simulated
+  // contexts expire on virtual time. False when fd is not a timerfd.
+  bool set_real_timerfd(int fd, duration deadline) noexcept;
+
   // Human-readable list of what is still waiting (stall and liveness reports).
   std::string diagnostics() const;
   // Name shown for a host id in messages.
@@ -230,6 +242,7 @@ class world_core {
   void reposition(std::size_t index) noexcept;
   operation* take_operation(context_state& ctx, std::size_t index);
   void run_step(std::size_t index);
+  void run_loop(const run_limits& limits, run_result& r);
   bool advance(duration deadline);
   bool any_live_work() const noexcept;
   [[noreturn]] void wrong_thread(const context_state& ctx, const world_core* here) const;
@@ -238,6 +251,9 @@ class world_core {
   void check_escapes_slice();
   void check_escape(context_state& ctx);
   void drive_real_objects(context_state& ctx);
+  void poll_real_scheduler(context_state& ctx);
+  static void on_real_timerfd(timed_event* ev);
+  void sync_real_timerfds();
   void check_invariants();
   [[noreturn]] void throw_runaway();
   std::string host_name(std::uint32_t id) const;
@@ -279,6 +295,18 @@ class world_core {
   std::map<std::string, bool, std::less<>> buggify_sites_;  // site -> enabled for this seed
   simasio::trace trace_;
   recycler memory_;
+  // The interposition library's state; untouched by worlds that never call it.
+  xoshiro256 entropy_;
+  std::exception_ptr refused_;  // the first call refused during this run
+  struct real_timerfd {
+    real_timerfd(world_core* c, int f) noexcept : core(c), fd(f), ev(&on_real_timerfd, this) {}
+    world_core* core;
+    int fd;
+    duration deadline = duration::max();  // world time; max(): disarmed
+    timed_event ev;
+  };
+  std::vector<std::unique_ptr<real_timerfd>> real_timerfds_;
+  bool real_timerfds_dirty_ = false;
 };
 
 // The checks every use of an I/O object makes before it touches the world,
