@@ -474,10 +474,10 @@ void world_core::check_escape(context_state& ctx) {
         std::string("simasio: the world stalled while a real ") + real_timer_kind(*ctx.exec) +
         " wait was pending on simulated io_context #" + std::to_string(ctx.id) + " on host '" + host_name(ctx.host->id) +
         "' (Beast's websocket::stream keeps one for its timeouts, Asio's ssl::stream for its pending "
-        "operations). Asio's own timers expire on real time, which does not pass in the simulation, so this wait "
-        "would never end: use net::steady_timer for your own timers (write `namespace net = simasio::asio;`), and for a websocket stream whose peer "
-        "may vanish, a timeout on its beast::tcp_stream (get_lowest_layer(ws).expires_after(...)), which "
-        "runs on virtual time.");
+        "operations), and its deadline is on real time, which does not pass in the simulation, so this wait "
+        "would never end. Link simasio::interpose into the test program "
+        "(target_link_libraries(<tests> PRIVATE simasio::interpose)) to run Asio's own timers on virtual time; "
+        "use net::steady_timer for your own timers (write `namespace net = simasio::asio;`).");
   }
   if (const char* kind = find_escape(*ctx.exec)) {
     throw escape_error(std::string("simasio: a real ") + kind + " is bound to simulated io_context #" +
