@@ -72,18 +72,28 @@ net_core::~net_core() {
         if (a) core_.cancel(*a);
 }
 
-void net_core::add_host(std::uint32_t id, host_state& state, const boost::asio::ip::address& address,
-                        bool loopback_alias) {
+namespace {
+// 198.18.0.0/15, where world::add_host puts hosts: its low part is also
+// indexed directly (host lookup by address is on every packet's path).
+constexpr std::uint32_t default_base = 0xC6120000u;
+constexpr std::uint32_t indexed = 1u << 16;  // 198.18.x.x: at most 256 KB of index
+bool in_index(const boost::asio::ip::address& a, std::uint32_t& offset) noexcept {
+  if (!a.is_v4()) return false;
+  offset = a.to_v4().to_uint() - default_base;  // wraps for addresses below the range
+  return offset < indexed;
+}
+}  // namespace
+
+void net_core::add_host(std::uint32_t id, host_state& state, const boost::asio::ip::address& address) {
   if (hosts_.size() <= id) hosts_.resize(id + 1);
   hosts_[id].state = &state;
   hosts_[id].address = address;
-  if (loopback_alias) return;
   by_address_[address] = id;
-  // 10.x.x.x, where world::add_host puts hosts: a direct index as well.
-  if (address.is_v4() && (address.to_v4().to_uint() >> 24) == 10) {
-    const std::uint32_t low = address.to_v4().to_uint() & 0xFFFFFFu;
-    if (by_ten_.size() <= low) by_ten_.resize(std::max<std::size_t>(low + 1, by_ten_.size() * 2), no_host);
-    by_ten_[low] = id;
+  if (std::uint32_t offset = 0; in_index(address, offset)) {
+    if (by_default_.size() <= offset)
+      by_default_.resize(std::min<std::size_t>(std::max<std::size_t>(offset + 1, by_default_.size() * 2), indexed),
+                         no_host);
+    by_default_[offset] = id;
   }
 }
 
@@ -92,11 +102,8 @@ std::string net_core::host_name(std::uint32_t id) const {
 }
 
 std::uint32_t net_core::host_of(const boost::asio::ip::address& address, std::uint32_t from_host) const noexcept {
-  if (address.is_v4()) {
-    const std::uint32_t v4 = address.to_v4().to_uint();
-    if ((v4 >> 24) == 10 && (v4 & 0xFFFFFFu) < by_ten_.size() && by_ten_[v4 & 0xFFFFFFu] != no_host)
-      return by_ten_[v4 & 0xFFFFFFu];
-  }
+  if (std::uint32_t offset = 0; in_index(address, offset) && offset < by_default_.size() && by_default_[offset] != no_host)
+    return by_default_[offset];
   if (address.is_loopback() || address.is_unspecified()) return from_host;
   auto it = by_address_.find(address);
   if (it != by_address_.end()) return it->second;
@@ -683,8 +690,13 @@ boost::system::error_code net_core::send_to(socket_state& s, std::span<const boo
       return ec;
   }
   const std::uint32_t from = host_of_socket(s);
-  net_endpoint source{s.local.address.is_unspecified() ? hosts_[from].address : s.local.address, s.local.port};
-  if (to.address.is_loopback()) source.address = to.address;
+  // The source address, as Linux picks it: a socket bound to the wildcard
+  // sends from 127.0.0.1 to loopback and from its host's address elsewhere;
+  // one bound to loopback cannot reach another host (EINVAL).
+  net_endpoint source{s.local.address, s.local.port};
+  if (source.address.is_unspecified()) source.address = to.address.is_loopback() ? to.address : hosts_[from].address;
+  else if (source.address.is_loopback() && !to.address.is_loopback() && host_of(to.address, from) != from)
+    return aerr::invalid_argument;
   packet* p = new_packet(static_cast<int>(packet::type::udp), from, source, host_of(to.address, from), to);
   p->data.resize(size);
   std::size_t off = 0;
@@ -726,8 +738,12 @@ void net_core::start_connect(socket_state& s, const net_endpoint& to) {
     if (auto ec = bind(s, net_endpoint{boost::asio::ip::address(), 0}))
       if (complete_connect(s, ec)) return;
   }
-  if (s.local.address.is_unspecified() || s.local.address == boost::asio::ip::address())
+  if (s.local.address.is_unspecified() || s.local.address == boost::asio::ip::address()) {
     s.local.address = to.address.is_loopback() ? to.address : hosts_[h].address;
+  } else if (s.local.address.is_loopback() && !to.address.is_loopback() && host_of(to.address, h) != h) {
+    complete_connect(s, aerr::invalid_argument);  // bound to loopback: no route to another host (Linux: EINVAL)
+    return;
+  }
   s.remote = to;
   if (s.proto == transport::udp) {  // connect() on UDP just fixes the peer
     s.connected = true;

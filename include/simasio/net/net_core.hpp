@@ -62,7 +62,7 @@ class net_core {
   net_core& operator=(const net_core&) = delete;
 
   // ---- topology (filled by world and network) ----------------------------
-  void add_host(std::uint32_t id, host_state& state, const boost::asio::ip::address& address, bool loopback_alias);
+  void add_host(std::uint32_t id, host_state& state, const boost::asio::ip::address& address);
   link_config default_link;
   std::map<std::pair<std::uint32_t, std::uint32_t>, link_config> links;
   std::set<std::pair<std::uint32_t, std::uint32_t>> blocked;  // directed
@@ -170,7 +170,7 @@ class net_core {
   };
   std::vector<host_entry> hosts_;                       // by host id
   std::map<boost::asio::ip::address, std::uint32_t> by_address_;
-  std::vector<std::uint32_t> by_ten_;                  // 10.x.x.x: host id by the low 24 bits, or no_host
+  std::vector<std::uint32_t> by_default_;              // 198.18.x.x: host id by the low 16 bits, or no_host
   std::vector<socket_state*> sockets_;                  // by id - 1; null once destroyed
   std::vector<std::unique_ptr<tcp_connection>> connections_;  // by id - 1
   std::map<std::pair<std::uint64_t, std::uint64_t>, std::uint64_t> by_client_attempt_;  // (socket, nonce) -> connection
