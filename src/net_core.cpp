@@ -295,6 +295,16 @@ void net_core::arrive(packet* p) {
       auto& ports = hosts_[p->to_host].ports;
       auto it = ports.find({static_cast<std::uint8_t>(transport::udp), p->to.port});
       socket_state* s = it == ports.end() ? nullptr : find_socket(it->second);
+      // A group's datagram needs a member on this host (it may have left
+      // while the datagram flew) and a socket bound to any address or the group.
+      if (s != nullptr && p->to.address.is_multicast()) {
+        auto g = groups_.find(p->to.address);
+        if (g == groups_.end() || g->second.count(p->to_host) == 0 ||
+            !(s->local.address.is_unspecified() || s->local.address == p->to.address))
+          s = nullptr;
+      } else if (s != nullptr && s->local.address.is_multicast()) {
+        s = nullptr;  // bound to a group: unicast is not for it
+      }
       if (s == nullptr || !s->ctx->host->up || (s->connected && !(s->remote == p->from))) {
         record(event_kind::net_drop, p->to_host, p->seq, code(drop_reason::no_socket));
       } else if (s->datagram_bytes + p->data.size() > s->receive_buffer) {
@@ -372,7 +382,9 @@ boost::system::error_code net_core::bind(socket_state& s, const net_endpoint& ep
   if (!s.open) return aerr::bad_descriptor;
   if (s.bound) return aerr::invalid_argument;
   const std::uint32_t h = host_of_socket(s);
-  if (!ep.address.is_unspecified() && !ep.address.is_loopback() && host_of(ep.address, h) != h)
+  // A UDP socket may bind to a group's address: it receives only that group.
+  const bool group = s.proto == transport::udp && ep.address.is_multicast();
+  if (!ep.address.is_unspecified() && !ep.address.is_loopback() && !group && host_of(ep.address, h) != h)
     return boost::system::errc::make_error_code(boost::system::errc::address_not_available);
   std::uint16_t port = ep.port;
   if (port == 0) {
@@ -694,9 +706,15 @@ boost::system::error_code net_core::send_to(socket_state& s, std::span<const boo
   // sends from 127.0.0.1 to loopback and from its host's address elsewhere;
   // one bound to loopback cannot reach another host (EINVAL).
   net_endpoint source{s.local.address, s.local.port};
-  if (source.address.is_unspecified()) source.address = to.address.is_loopback() ? to.address : hosts_[from].address;
+  if (source.address.is_unspecified() || source.address.is_multicast())
+    source.address = to.address.is_loopback() ? to.address : hosts_[from].address;
   else if (source.address.is_loopback() && !to.address.is_loopback() && host_of(to.address, from) != from)
     return aerr::invalid_argument;
+  if (to.address.is_multicast()) {
+    send_multicast(s, from, source, to, data, size);
+    bytes = size;
+    return {};
+  }
   packet* p = new_packet(static_cast<int>(packet::type::udp), from, source, host_of(to.address, from), to);
   p->data.resize(size);
   std::size_t off = 0;
@@ -713,6 +731,76 @@ boost::system::error_code net_core::send_to(socket_state& s, std::span<const boo
   }
   send_packet(p);
   return {};
+}
+
+// ---- multicast -------------------------------------------------------------------------
+
+boost::system::error_code net_core::join_group(socket_state& s, const boost::asio::ip::address& group) {
+  check_alive(s);
+  if (!s.open) return aerr::bad_descriptor;
+  if (s.proto != transport::udp) return boost::system::errc::make_error_code(boost::system::errc::protocol_error);
+  if (!group.is_multicast()) return aerr::invalid_argument;
+  if (std::find(s.groups.begin(), s.groups.end(), group) != s.groups.end()) return aerr::address_in_use;
+  s.groups.push_back(group);
+  ++groups_[group][host_of_socket(s)];
+  return {};
+}
+
+boost::system::error_code net_core::leave_group(socket_state& s, const boost::asio::ip::address& group) {
+  check_alive(s);
+  if (!s.open) return aerr::bad_descriptor;
+  if (s.proto != transport::udp) return boost::system::errc::make_error_code(boost::system::errc::protocol_error);
+  if (!group.is_multicast()) return aerr::invalid_argument;
+  auto it = std::find(s.groups.begin(), s.groups.end(), group);
+  if (it == s.groups.end())
+    return boost::system::errc::make_error_code(boost::system::errc::address_not_available);
+  s.groups.erase(it);
+  auto g = groups_.find(group);
+  if (g != groups_.end()) {
+    auto m = g->second.find(host_of_socket(s));
+    if (m != g->second.end() && --m->second <= 0) g->second.erase(m);
+    if (g->second.empty()) groups_.erase(g);
+  }
+  return {};
+}
+
+void net_core::leave_all_groups(socket_state& s) noexcept {
+  while (!s.groups.empty()) {
+    const boost::asio::ip::address group = s.groups.back();
+    s.groups.pop_back();
+    auto g = groups_.find(group);
+    if (g == groups_.end()) continue;
+    auto m = g->second.find(host_of_socket(s));
+    if (m != g->second.end() && --m->second <= 0) g->second.erase(m);
+    if (g->second.empty()) groups_.erase(g);
+  }
+}
+
+// One copy per member host, each over its own link (its own loss, latency
+// and duplication draws), in host id order. The sender's own host gets a
+// copy only with IP_MULTICAST_LOOP (the default); hops 0 keeps it there.
+void net_core::send_multicast(socket_state& s, std::uint32_t from, const net_endpoint& source, const net_endpoint& to,
+                              std::span<const boost::asio::const_buffer> data, std::size_t size) {
+  bool sent = false;
+  if (auto g = groups_.find(to.address); g != groups_.end()) {
+    for (const auto& [member, count] : g->second) {
+      if (member == from ? !s.multicast_loop : s.multicast_hops == 0) continue;
+      packet* p = new_packet(static_cast<int>(packet::type::udp), from, source, member, to);
+      p->data.resize(size);
+      std::size_t off = 0;
+      for (const auto& b : data) {
+        std::copy_n(static_cast<const char*>(b.data()), b.size(), p->data.data() + off);
+        off += b.size();
+      }
+      send_packet(p);
+      sent = true;
+    }
+  }
+  if (!sent) {  // no member anywhere: the datagram reaches nobody
+    const std::uint64_t seq = core_.events().size();
+    record(event_kind::net_send, from, seq, no_host);
+    record(event_kind::net_drop, from, seq, code(drop_reason::unreachable));
+  }
 }
 
 // ---- TCP ---------------------------------------------------------------------------------
@@ -1119,6 +1207,7 @@ boost::system::error_code net_core::close(socket_state& s) {
       delete e;
     }
   }
+  leave_all_groups(s);
   if (s.bound) {
     auto& ports = hosts_[host_of_socket(s)].ports;
     auto it = ports.find({static_cast<std::uint8_t>(s.proto), s.local.port});
@@ -1174,6 +1263,7 @@ void net_core::host_crashed(std::uint32_t host, bool power) {
         }
       }
       detach_connection(*s);
+      leave_all_groups(*s);
       s->connecting = false;
     } else if (s->open) {
       // The OS closes what the process left open: RST where data was unread, else FIN.
