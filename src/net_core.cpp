@@ -72,18 +72,28 @@ net_core::~net_core() {
         if (a) core_.cancel(*a);
 }
 
-void net_core::add_host(std::uint32_t id, host_state& state, const boost::asio::ip::address& address,
-                        bool loopback_alias) {
+namespace {
+// 198.18.0.0/15, where world::add_host puts hosts: its low part is also
+// indexed directly (host lookup by address is on every packet's path).
+constexpr std::uint32_t default_base = 0xC6120000u;
+constexpr std::uint32_t indexed = 1u << 16;  // 198.18.x.x: at most 256 KB of index
+bool in_index(const boost::asio::ip::address& a, std::uint32_t& offset) noexcept {
+  if (!a.is_v4()) return false;
+  offset = a.to_v4().to_uint() - default_base;  // wraps for addresses below the range
+  return offset < indexed;
+}
+}  // namespace
+
+void net_core::add_host(std::uint32_t id, host_state& state, const boost::asio::ip::address& address) {
   if (hosts_.size() <= id) hosts_.resize(id + 1);
   hosts_[id].state = &state;
   hosts_[id].address = address;
-  if (loopback_alias) return;
   by_address_[address] = id;
-  // 10.x.x.x, where world::add_host puts hosts: a direct index as well.
-  if (address.is_v4() && (address.to_v4().to_uint() >> 24) == 10) {
-    const std::uint32_t low = address.to_v4().to_uint() & 0xFFFFFFu;
-    if (by_ten_.size() <= low) by_ten_.resize(std::max<std::size_t>(low + 1, by_ten_.size() * 2), no_host);
-    by_ten_[low] = id;
+  if (std::uint32_t offset = 0; in_index(address, offset)) {
+    if (by_default_.size() <= offset)
+      by_default_.resize(std::min<std::size_t>(std::max<std::size_t>(offset + 1, by_default_.size() * 2), indexed),
+                         no_host);
+    by_default_[offset] = id;
   }
 }
 
@@ -92,11 +102,8 @@ std::string net_core::host_name(std::uint32_t id) const {
 }
 
 std::uint32_t net_core::host_of(const boost::asio::ip::address& address, std::uint32_t from_host) const noexcept {
-  if (address.is_v4()) {
-    const std::uint32_t v4 = address.to_v4().to_uint();
-    if ((v4 >> 24) == 10 && (v4 & 0xFFFFFFu) < by_ten_.size() && by_ten_[v4 & 0xFFFFFFu] != no_host)
-      return by_ten_[v4 & 0xFFFFFFu];
-  }
+  if (std::uint32_t offset = 0; in_index(address, offset) && offset < by_default_.size() && by_default_[offset] != no_host)
+    return by_default_[offset];
   if (address.is_loopback() || address.is_unspecified()) return from_host;
   auto it = by_address_.find(address);
   if (it != by_address_.end()) return it->second;
@@ -288,6 +295,16 @@ void net_core::arrive(packet* p) {
       auto& ports = hosts_[p->to_host].ports;
       auto it = ports.find({static_cast<std::uint8_t>(transport::udp), p->to.port});
       socket_state* s = it == ports.end() ? nullptr : find_socket(it->second);
+      // A group's datagram needs a member on this host (it may have left
+      // while the datagram flew) and a socket bound to any address or the group.
+      if (s != nullptr && p->to.address.is_multicast()) {
+        auto g = groups_.find(p->to.address);
+        if (g == groups_.end() || g->second.count(p->to_host) == 0 ||
+            !(s->local.address.is_unspecified() || s->local.address == p->to.address))
+          s = nullptr;
+      } else if (s != nullptr && s->local.address.is_multicast()) {
+        s = nullptr;  // bound to a group: unicast is not for it
+      }
       if (s == nullptr || !s->ctx->host->up || (s->connected && !(s->remote == p->from))) {
         record(event_kind::net_drop, p->to_host, p->seq, code(drop_reason::no_socket));
       } else if (s->datagram_bytes + p->data.size() > s->receive_buffer) {
@@ -365,7 +382,9 @@ boost::system::error_code net_core::bind(socket_state& s, const net_endpoint& ep
   if (!s.open) return aerr::bad_descriptor;
   if (s.bound) return aerr::invalid_argument;
   const std::uint32_t h = host_of_socket(s);
-  if (!ep.address.is_unspecified() && !ep.address.is_loopback() && host_of(ep.address, h) != h)
+  // A UDP socket may bind to a group's address: it receives only that group.
+  const bool group = s.proto == transport::udp && ep.address.is_multicast();
+  if (!ep.address.is_unspecified() && !ep.address.is_loopback() && !group && host_of(ep.address, h) != h)
     return boost::system::errc::make_error_code(boost::system::errc::address_not_available);
   std::uint16_t port = ep.port;
   if (port == 0) {
@@ -683,8 +702,19 @@ boost::system::error_code net_core::send_to(socket_state& s, std::span<const boo
       return ec;
   }
   const std::uint32_t from = host_of_socket(s);
-  net_endpoint source{s.local.address.is_unspecified() ? hosts_[from].address : s.local.address, s.local.port};
-  if (to.address.is_loopback()) source.address = to.address;
+  // The source address, as Linux picks it: a socket bound to the wildcard
+  // sends from 127.0.0.1 to loopback and from its host's address elsewhere;
+  // one bound to loopback cannot reach another host (EINVAL).
+  net_endpoint source{s.local.address, s.local.port};
+  if (source.address.is_unspecified() || source.address.is_multicast())
+    source.address = to.address.is_loopback() ? to.address : hosts_[from].address;
+  else if (source.address.is_loopback() && !to.address.is_loopback() && host_of(to.address, from) != from)
+    return aerr::invalid_argument;
+  if (to.address.is_multicast()) {
+    send_multicast(s, from, source, to, data, size);
+    bytes = size;
+    return {};
+  }
   packet* p = new_packet(static_cast<int>(packet::type::udp), from, source, host_of(to.address, from), to);
   p->data.resize(size);
   std::size_t off = 0;
@@ -701,6 +731,76 @@ boost::system::error_code net_core::send_to(socket_state& s, std::span<const boo
   }
   send_packet(p);
   return {};
+}
+
+// ---- multicast -------------------------------------------------------------------------
+
+boost::system::error_code net_core::join_group(socket_state& s, const boost::asio::ip::address& group) {
+  check_alive(s);
+  if (!s.open) return aerr::bad_descriptor;
+  if (s.proto != transport::udp) return boost::system::errc::make_error_code(boost::system::errc::protocol_error);
+  if (!group.is_multicast()) return aerr::invalid_argument;
+  if (std::find(s.groups.begin(), s.groups.end(), group) != s.groups.end()) return aerr::address_in_use;
+  s.groups.push_back(group);
+  ++groups_[group][host_of_socket(s)];
+  return {};
+}
+
+boost::system::error_code net_core::leave_group(socket_state& s, const boost::asio::ip::address& group) {
+  check_alive(s);
+  if (!s.open) return aerr::bad_descriptor;
+  if (s.proto != transport::udp) return boost::system::errc::make_error_code(boost::system::errc::protocol_error);
+  if (!group.is_multicast()) return aerr::invalid_argument;
+  auto it = std::find(s.groups.begin(), s.groups.end(), group);
+  if (it == s.groups.end())
+    return boost::system::errc::make_error_code(boost::system::errc::address_not_available);
+  s.groups.erase(it);
+  auto g = groups_.find(group);
+  if (g != groups_.end()) {
+    auto m = g->second.find(host_of_socket(s));
+    if (m != g->second.end() && --m->second <= 0) g->second.erase(m);
+    if (g->second.empty()) groups_.erase(g);
+  }
+  return {};
+}
+
+void net_core::leave_all_groups(socket_state& s) noexcept {
+  while (!s.groups.empty()) {
+    const boost::asio::ip::address group = s.groups.back();
+    s.groups.pop_back();
+    auto g = groups_.find(group);
+    if (g == groups_.end()) continue;
+    auto m = g->second.find(host_of_socket(s));
+    if (m != g->second.end() && --m->second <= 0) g->second.erase(m);
+    if (g->second.empty()) groups_.erase(g);
+  }
+}
+
+// One copy per member host, each over its own link (its own loss, latency
+// and duplication draws), in host id order. The sender's own host gets a
+// copy only with IP_MULTICAST_LOOP (the default); hops 0 keeps it there.
+void net_core::send_multicast(socket_state& s, std::uint32_t from, const net_endpoint& source, const net_endpoint& to,
+                              std::span<const boost::asio::const_buffer> data, std::size_t size) {
+  bool sent = false;
+  if (auto g = groups_.find(to.address); g != groups_.end()) {
+    for (const auto& [member, count] : g->second) {
+      if (member == from ? !s.multicast_loop : s.multicast_hops == 0) continue;
+      packet* p = new_packet(static_cast<int>(packet::type::udp), from, source, member, to);
+      p->data.resize(size);
+      std::size_t off = 0;
+      for (const auto& b : data) {
+        std::copy_n(static_cast<const char*>(b.data()), b.size(), p->data.data() + off);
+        off += b.size();
+      }
+      send_packet(p);
+      sent = true;
+    }
+  }
+  if (!sent) {  // no member anywhere: the datagram reaches nobody
+    const std::uint64_t seq = core_.events().size();
+    record(event_kind::net_send, from, seq, no_host);
+    record(event_kind::net_drop, from, seq, code(drop_reason::unreachable));
+  }
 }
 
 // ---- TCP ---------------------------------------------------------------------------------
@@ -726,8 +826,12 @@ void net_core::start_connect(socket_state& s, const net_endpoint& to) {
     if (auto ec = bind(s, net_endpoint{boost::asio::ip::address(), 0}))
       if (complete_connect(s, ec)) return;
   }
-  if (s.local.address.is_unspecified() || s.local.address == boost::asio::ip::address())
+  if (s.local.address.is_unspecified() || s.local.address == boost::asio::ip::address()) {
     s.local.address = to.address.is_loopback() ? to.address : hosts_[h].address;
+  } else if (s.local.address.is_loopback() && !to.address.is_loopback() && host_of(to.address, h) != h) {
+    complete_connect(s, aerr::invalid_argument);  // bound to loopback: no route to another host (Linux: EINVAL)
+    return;
+  }
   s.remote = to;
   if (s.proto == transport::udp) {  // connect() on UDP just fixes the peer
     s.connected = true;
@@ -1103,6 +1207,7 @@ boost::system::error_code net_core::close(socket_state& s) {
       delete e;
     }
   }
+  leave_all_groups(s);
   if (s.bound) {
     auto& ports = hosts_[host_of_socket(s)].ports;
     auto it = ports.find({static_cast<std::uint8_t>(s.proto), s.local.port});
@@ -1158,6 +1263,7 @@ void net_core::host_crashed(std::uint32_t host, bool power) {
         }
       }
       detach_connection(*s);
+      leave_all_groups(*s);
       s->connecting = false;
     } else if (s->open) {
       // The OS closes what the process left open: RST where data was unread, else FIN.

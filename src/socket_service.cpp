@@ -6,6 +6,8 @@
 
 #include <boost/asio/detail/socket_types.hpp>
 
+#include <cstring>
+
 namespace simasio::detail {
 
 socket_service::socket_service(boost::asio::execution_context& ctx)
@@ -81,7 +83,55 @@ boost::system::error_code socket_service::set_option(socket_state& s, int level,
     s.no_delay = as_int() != 0;
     return {};
   }
+  if (level == IPPROTO_IP || level == IPPROTO_IPV6) return set_ip_option(s, level, name, data, size);
   return {};
+}
+
+// Multicast options (Asio's ip::multicast::join_group, leave_group, hops,
+// enable_loopback, outbound_interface); other IP options are accepted with
+// no effect.
+boost::system::error_code socket_service::set_ip_option(socket_state& s, int level, int name, const void* data,
+                                                        std::size_t size) {
+  // IPv4's TTL and loop are one byte in Asio's options, IPv6's an int.
+  auto value = [&]() -> int {
+    if (size == sizeof(unsigned char)) return *static_cast<const unsigned char*>(data);
+    return size >= sizeof(int) ? *static_cast<const int*>(data) : 0;
+  };
+  const bool v4 = level == IPPROTO_IP;
+  switch (name) {
+    case IP_ADD_MEMBERSHIP:
+    case IP_DROP_MEMBERSHIP:
+      if (!v4) break;
+      if (size < sizeof(::ip_mreq)) return boost::asio::error::invalid_argument;
+      {
+        const auto* m = static_cast<const ::ip_mreq*>(data);
+        const boost::asio::ip::address group = boost::asio::ip::address_v4(ntohl(m->imr_multiaddr.s_addr));
+        return name == IP_ADD_MEMBERSHIP ? net_checked().join_group(s, group) : net_checked().leave_group(s, group);
+      }
+    case IPV6_JOIN_GROUP:
+    case IPV6_LEAVE_GROUP:
+      if (v4) break;
+      if (size < sizeof(::ipv6_mreq)) return boost::asio::error::invalid_argument;
+      {
+        const auto* m = static_cast<const ::ipv6_mreq*>(data);
+        boost::asio::ip::address_v6::bytes_type bytes;
+        std::memcpy(bytes.data(), &m->ipv6mr_multiaddr, bytes.size());
+        const boost::asio::ip::address group = boost::asio::ip::address_v6(bytes);
+        return name == IPV6_JOIN_GROUP ? net_checked().join_group(s, group) : net_checked().leave_group(s, group);
+      }
+    default: break;
+  }
+  if ((v4 && name == IP_MULTICAST_LOOP) || (!v4 && name == IPV6_MULTICAST_LOOP)) {
+    s.multicast_loop = value() != 0;
+    return {};
+  }
+  if ((v4 && name == IP_MULTICAST_TTL) || (!v4 && name == IPV6_MULTICAST_HOPS)) {
+    const int hops = value();
+    if (hops < -1 || hops > 255) return boost::asio::error::invalid_argument;
+    s.multicast_hops = hops == -1 ? 1 : hops;  // -1: the default
+    return {};
+  }
+  return {};  // IP_MULTICAST_IF and the rest: accepted, no effect in the simulation
 }
 
 boost::system::error_code socket_service::get_option(const socket_state& s, int level, int name, void* data,
@@ -109,6 +159,17 @@ boost::system::error_code socket_service::get_option(const socket_state& s, int 
     }
   }
   if (level == IPPROTO_TCP && name == TCP_NODELAY) return put_int(s.no_delay);
+  // IPv4's multicast TTL and loop are one byte in Asio's options.
+  auto put = [&](int v) {
+    if (size == sizeof(unsigned char)) {
+      *static_cast<unsigned char*>(data) = static_cast<unsigned char>(v);
+      return boost::system::error_code();
+    }
+    return put_int(v);
+  };
+  const bool v4 = level == IPPROTO_IP, v6 = level == IPPROTO_IPV6;
+  if ((v4 && name == IP_MULTICAST_LOOP) || (v6 && name == IPV6_MULTICAST_LOOP)) return put(s.multicast_loop);
+  if ((v4 && name == IP_MULTICAST_TTL) || (v6 && name == IPV6_MULTICAST_HOPS)) return put(s.multicast_hops);
   return put_int(0);
 }
 

@@ -43,22 +43,48 @@ host& world::make_host(std::string name, boost::asio::ip::address address) {
   if (name.empty()) throw usage_error("simasio: world::add_host needs a non-empty host name");
   if (host_names_.count(name) != 0)
     throw usage_error("simasio: world::add_host: a host named '" + name + "' already exists");
+  // 127.0.0.1 means "this host" on every host, 0.0.0.0 means "any", and a
+  // multicast address names a group: none of them can be a machine's own.
+  if (address.is_loopback() || address.is_unspecified() || address.is_multicast())
+    throw usage_error("simasio: world::add_host: " + address.to_string() + " cannot be the address of host '" + name +
+                      "' (it is a " +
+                      (address.is_loopback() ? "loopback" : address.is_unspecified() ? "wildcard" : "multicast") +
+                      " address; every host has 127.0.0.1 already)");
   if (auto it = host_addresses_.find(address); it != host_addresses_.end())
     throw usage_error("simasio: world::add_host: address " + address.to_string() + " of '" + name +
                       "' is already used by host '" + hosts_[it->second]->name() + "'");
   const auto id = static_cast<std::uint32_t>(hosts_.size());
   host_names_.emplace(name, id);
   host_addresses_.emplace(address, id);
-  const bool loopback = address.is_loopback();
   hosts_.push_back(std::unique_ptr<host>(new host(*this, id, std::move(name), address)));
-  net_->add_host(id, hosts_.back()->sim_state(), address, loopback);
+  net_->add_host(id, hosts_.back()->sim_state(), address);
   return *hosts_.back();
 }
 
+namespace {
+// 198.18.0.0/15 (RFC 2544, benchmarking): never routed to a real machine,
+// so a packet that escaped the simulation reaches nobody.
+constexpr std::uint32_t default_base = 0xC6120000u;  // 198.18.0.0
+}  // namespace
+
+// The next default address not taken by an explicit add_host(name, address):
+// add_host counts up from the bottom of the range, localhost() down from its
+// top. 198.18.0.0 and 198.19.255.255 stay unused.
+boost::asio::ip::address world::next_default_address(bool from_top, const std::string& name) {
+  while (default_up_ + 1 < default_down_) {
+    const std::uint32_t n = from_top ? --default_down_ : ++default_up_;
+    const boost::asio::ip::address a = boost::asio::ip::address_v4(default_base + n);
+    if (host_addresses_.count(a) == 0) return a;
+  }
+  throw usage_error("simasio: world::add_host(\"" + name +
+                    "\"): the default addresses 198.18.0.1 - 198.19.255.254 are used up (131070 hosts); "
+                    "give this host one: add_host(name, address)");
+}
+
 host& world::add_host(std::string name) {
-  const std::uint32_t n = ++default_addresses_;
-  if (n > 0x00FFFFFE) throw usage_error("simasio: world::add_host: out of default 10.x.x.x addresses");
-  return make_host(std::move(name), boost::asio::ip::address_v4(0x0A000000u + n));
+  if (name.empty() || host_names_.count(name) != 0) return make_host(std::move(name), {});  // the name's error
+  const boost::asio::ip::address address = next_default_address(false, name);
+  return make_host(std::move(name), address);
 }
 
 host& world::add_host(std::string name, boost::asio::ip::address address) {
@@ -75,7 +101,10 @@ host& world::get_host(std::string_view name) {
 }
 
 host& world::localhost() {
-  if (localhost_ == nullptr) localhost_ = &make_host("localhost", boost::asio::ip::address_v4::loopback());
+  if (localhost_ == nullptr) {
+    const boost::asio::ip::address address = next_default_address(true, "localhost");
+    localhost_ = &make_host("localhost", address);
+  }
   return *localhost_;
 }
 

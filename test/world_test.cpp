@@ -28,10 +28,10 @@ BOOST_AUTO_TEST_CASE(hosts_get_addresses_in_creation_order) {
   auto& b = w.add_host("b");
   auto& c = w.add_host("c", asio::ip::make_address("192.168.1.7"));
   auto& d = w.add_host("d");
-  BOOST_TEST(a.address().to_string() == "10.0.0.1");
-  BOOST_TEST(b.address().to_string() == "10.0.0.2");
+  BOOST_TEST(a.address().to_string() == "198.18.0.1");
+  BOOST_TEST(b.address().to_string() == "198.18.0.2");
   BOOST_TEST(c.address().to_string() == "192.168.1.7");
-  BOOST_TEST(d.address().to_string() == "10.0.0.3");
+  BOOST_TEST(d.address().to_string() == "198.18.0.3");
   BOOST_TEST(&w.get_host("b") == &b);
   BOOST_TEST(w.hosts().size() == 4u);
 }

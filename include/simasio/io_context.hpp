@@ -55,8 +55,9 @@ class io_context : public boost::asio::execution_context {
   class work;
   using count_type = std::size_t;
 
-  /// Joins the current world's "localhost" host (127.0.0.1), or the
-  /// thread's default world (seeded from SIMASIO_SEED) when there is none.
+  /// Joins the current world's "localhost" host (127.0.0.1 on itself,
+  /// world::localhost().address() to other hosts), or the thread's default
+  /// world (seeded from SIMASIO_SEED) when there is none.
   io_context();
   /// As io_context(), modelling @p concurrency_hint threads.
   explicit io_context(int concurrency_hint);

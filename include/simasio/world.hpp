@@ -47,14 +47,25 @@ class world {
   std::uint64_t seed() const noexcept { return core_->options().seed; }
   const world_options& options() const noexcept { return core_->options(); }
 
-  /// Adds a host at 10.0.0.N (N counts hosts with default addresses, from 1).
-  /// @throws usage_error if the name is taken.
+  /// Adds a host at the next free address of 198.18.0.0/15 (RFC 2544's
+  /// benchmarking range, never routed to a real machine): 198.18.0.1,
+  /// 198.18.0.2, ... 198.18.0.255, 198.18.1.0, ... 198.18.255.255,
+  /// 198.19.0.0, ... up to 198.19.255.253, in creation order, skipping
+  /// addresses given to add_host(name, address) and to localhost().
+  /// @throws usage_error if the name is taken, or the range is used up
+  /// (131,069 hosts besides localhost, fewer if explicit addresses took some).
   host& add_host(std::string name);
-  /// Adds a host at @p address.
+  /// Adds a host at @p address (any unicast IPv4 or IPv6 address, also one
+  /// of the default range).
+  /// @throws usage_error if the name or the address is taken, or @p address
+  /// is a loopback, wildcard or multicast address.
   host& add_host(std::string name, boost::asio::ip::address address);
   /// The host named @p name. @throws usage_error naming the known hosts.
   host& get_host(std::string_view name);
-  /// The "localhost" host (127.0.0.1) that default io_contexts join; created on first use.
+  /// The "localhost" host that default io_contexts join; created on first
+  /// use. On itself it is 127.0.0.1, like any host; other hosts reach it at
+  /// its address(), 198.19.255.254, the top of the default range (the next
+  /// free one below if add_host(name, address) took it).
   host& localhost();
   /// All hosts in creation order.
   std::vector<host*> hosts() const;
@@ -123,7 +134,9 @@ class world {
   std::map<std::string, std::uint32_t, std::less<>> host_names_;  // name -> id, for unique names
   std::map<boost::asio::ip::address, std::uint32_t> host_addresses_;  // address -> id, for unique addresses
   host* localhost_ = nullptr;
-  std::uint32_t default_addresses_ = 0;
+  boost::asio::ip::address next_default_address(bool from_top, const std::string& name);
+  std::uint32_t default_up_ = 0;          // the last default address add_host gave, as 198.18.0.0 + n
+  std::uint32_t default_down_ = 0x1FFFF;  // the last one localhost() gave
 };
 
 }  // namespace simasio

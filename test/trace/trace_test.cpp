@@ -209,7 +209,7 @@ BOOST_AUTO_TEST_CASE(every_dropped_packet_was_sent_first) {
   namespace ip = boost::asio::ip;
   simasio::ip::udp::socket tx(b.context(), ip::udp::v4());
   stream_between(w, a, b, 100'000, [&] {
-    tx.send_to(boost::asio::buffer("ping", 4), {ip::make_address("10.0.0.99"), 53});  // nobody has it
+    tx.send_to(boost::asio::buffer("ping", 4), {ip::make_address("198.18.0.99"), 53});  // nobody has it
   });
   const exported e = export_run(w, "loss");
   const std::regex packet_of("\"packet\":([0-9]+)");

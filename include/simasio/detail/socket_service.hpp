@@ -62,6 +62,7 @@ class socket_service final : public boost::asio::execution_context::service, pub
 
  private:
   void shutdown() override;
+  boost::system::error_code set_ip_option(socket_state& s, int level, int name, const void* data, std::size_t size);
   context_state* ctx_;
   net_core* net_;
 };

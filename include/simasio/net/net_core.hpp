@@ -62,7 +62,7 @@ class net_core {
   net_core& operator=(const net_core&) = delete;
 
   // ---- topology (filled by world and network) ----------------------------
-  void add_host(std::uint32_t id, host_state& state, const boost::asio::ip::address& address, bool loopback_alias);
+  void add_host(std::uint32_t id, host_state& state, const boost::asio::ip::address& address);
   link_config default_link;
   std::map<std::pair<std::uint32_t, std::uint32_t>, link_config> links;
   std::set<std::pair<std::uint32_t, std::uint32_t>> blocked;  // directed
@@ -88,6 +88,9 @@ class net_core {
   void start(socket_state& s, sock_op& op);
   // Per-operation cancellation.
   void cancel_op(sock_op& op) noexcept;
+  // Multicast membership (IP_ADD_MEMBERSHIP, IP_DROP_MEMBERSHIP): errors as Linux's.
+  boost::system::error_code join_group(socket_state& s, const boost::asio::ip::address& group);
+  boost::system::error_code leave_group(socket_state& s, const boost::asio::ip::address& group);
   // UDP send; returns the error and sets bytes.
   boost::system::error_code send_to(socket_state& s, std::span<const boost::asio::const_buffer> data,
                                     const net_endpoint& to, std::size_t& bytes);
@@ -156,6 +159,10 @@ class net_core {
   void unlink(socket_state& s, sock_op& op) noexcept;
   static void reset_state(socket_state& s) noexcept;
 
+  void leave_all_groups(socket_state& s) noexcept;
+  void send_multicast(socket_state& s, std::uint32_t from, const net_endpoint& source, const net_endpoint& to,
+                      std::span<const boost::asio::const_buffer> data, std::size_t size);
+
   std::uint16_t ephemeral_port(std::uint32_t host, transport proto);
   bool port_taken(std::uint32_t host, transport proto, std::uint16_t port) const;
   std::uint32_t host_of_socket(const socket_state& s) const noexcept { return s.ctx->host->id; }
@@ -170,9 +177,13 @@ class net_core {
   };
   std::vector<host_entry> hosts_;                       // by host id
   std::map<boost::asio::ip::address, std::uint32_t> by_address_;
-  std::vector<std::uint32_t> by_ten_;                  // 10.x.x.x: host id by the low 24 bits, or no_host
+  std::vector<std::uint32_t> by_default_;              // 198.18.x.x: host id by the low 16 bits, or no_host
   std::vector<socket_state*> sockets_;                  // by id - 1; null once destroyed
   std::vector<std::unique_ptr<tcp_connection>> connections_;  // by id - 1
+  // Multicast: group -> (member host -> how many of its sockets joined). A
+  // host receives a group's datagrams while any of its sockets is a member
+  // (Linux's IP_MULTICAST_ALL); copies go out in host id order.
+  std::map<boost::asio::ip::address, std::map<std::uint32_t, int>> groups_;
   std::map<std::pair<std::uint64_t, std::uint64_t>, std::uint64_t> by_client_attempt_;  // (socket, nonce) -> connection
   std::uint64_t next_nonce_ = 0;
   packet* packets_ = nullptr;                           // every packet in flight or held

@@ -129,6 +129,9 @@ struct socket_state {
   // UDP
   fifo<datagram> datagrams;
   std::size_t datagram_bytes = 0;
+  std::vector<boost::asio::ip::address> groups;  // multicast groups joined, in join order
+  bool multicast_loop = true;                    // IP_MULTICAST_LOOP: our host's members get our datagrams
+  int multicast_hops = 1;                        // IP_MULTICAST_TTL: 0 keeps datagrams on our host
 
   sock_op* pending_head = nullptr;
   sock_op* pending_tail = nullptr;
