@@ -82,7 +82,7 @@ BOOST_AUTO_TEST_CASE(facade_protocol_objects_connect_resolve_and_echo) {
     BOOST_TEST(!ec);
     net::async_connect(sock, r, [&](boost::system::error_code ec, const tcp::endpoint&) {
       BOOST_TEST(!ec);
-      net::async_write(sock, net::buffer(std::string("hello")), [&](boost::system::error_code, std::size_t) {
+      net::async_write(sock, net::buffer("hello", 5), [&](boost::system::error_code, std::size_t) {
         net::async_read(sock, net::buffer(reply), [&](boost::system::error_code ec, std::size_t) {
           if (!ec) echoed = reply;
         });
