@@ -79,6 +79,11 @@ set(_replaced_by_simasio
   basic_socket_acceptor
   basic_signal_set
   signal_set
+  # Refused by simasio (include/simasio/unsimulated.hpp): they touch the
+  # real machine, so constructing one throws escape_error.
+  basic_serial_port
+  serial_port
+  posix
 )
 
 # ---------------------------------------------------------------------------

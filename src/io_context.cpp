@@ -124,6 +124,14 @@ void io_context::stop() { sim_core("io_context::stop").stop_context(state_); }
 
 void io_context::restart() { sim_core("io_context::restart").restart_context(state_); }
 
+void io_context::notify_fork(boost::asio::execution_context::fork_event event) {
+  const char* which = event == fork_prepare ? "fork_prepare" : event == fork_parent ? "fork_parent" : "fork_child";
+  throw usage_error(std::string("simasio: io_context::notify_fork(") + which +
+                    ") was called: a process cannot fork inside a simulation (the world, its hosts and their "
+                    "sockets exist in this process only). Model a daemon's child as another io_context or host "
+                    "of the world (world::add_host, host::on_boot) and leave fork() out of the simulated build");
+}
+
 namespace detail {
 io_context& sim_context_of(boost::asio::execution_context& ctx, const char* object) {
   if (boost::asio::has_service<sim_marker>(ctx)) {

@@ -19,6 +19,7 @@ socket_service::socket_service(boost::asio::execution_context& ctx)
 }
 
 socket_service::~socket_service() {
+  free_foreign();
   auto& sources = ctx_->sources;
   for (auto it = sources.begin(); it != sources.end(); ++it)
     if (*it == this) {
@@ -44,7 +45,28 @@ void socket_service::destroy(socket_state& s) noexcept {
   else delete &s;
 }
 
-void socket_service::shutdown() { abandon(); }
+void socket_service::adopt_foreign(socket_state& s) noexcept {
+  try {
+    const std::lock_guard<std::mutex> lock(foreign_mutex_);
+    foreign_.push_back(&s);
+  } catch (...) {
+    // Out of memory on a path that is already a usage error: leak the state.
+  }
+}
+
+void socket_service::free_foreign() noexcept {
+  std::vector<socket_state*> states;
+  {
+    const std::lock_guard<std::mutex> lock(foreign_mutex_);
+    states.swap(foreign_);
+  }
+  for (socket_state* s : states) destroy(*s);
+}
+
+void socket_service::shutdown() {
+  abandon();
+  free_foreign();
+}
 
 void socket_service::abandon() noexcept {
   if (net_core* n = net()) n->abandon(*ctx_);
@@ -202,6 +224,15 @@ std::pair<boost::system::error_code, std::size_t> run_sync(
   }
   if (!result->has_value()) return {error::stalled, 0};
   return **result;
+}
+
+void throw_foreign_thread(const char* kind) {
+  throw usage_error(std::string("simasio: a ") + kind +
+                    " was used from a thread other than the one that created it; a simulated world and its "
+                    "sockets run on one thread, so a socket cannot be handed to a thread of its own (a thread "
+                    "per connection, as in std::thread(session, std::move(socket))). Serve each connection "
+                    "with asynchronous operations on the world's io_context instead (async_read_some and "
+                    "async_write, or co_spawn a coroutine per connection)");
 }
 
 void throw_socket_error(const boost::system::error_code& ec, const char* what) {

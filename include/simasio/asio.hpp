@@ -33,6 +33,7 @@
 #include <simasio/ip/basic_resolver.hpp>
 #include <simasio/ip/tcp.hpp>
 #include <simasio/ip/udp.hpp>
+#include <simasio/unsimulated.hpp>
 
 namespace simasio::asio {
 
@@ -368,8 +369,9 @@ using boost::asio::deadline_timer;
 using boost::asio::time_traits;
 #endif  // defined(BOOST_ASIO_HAS_BOOST_DATE_TIME)
 #if defined(BOOST_ASIO_HAS_SERIAL_PORT)
-using boost::asio::basic_serial_port;
-using boost::asio::serial_port;
+// Refused by simasio: constructing one throws escape_error (unsimulated.hpp).
+using simasio::basic_serial_port;
+using simasio::serial_port;
 using boost::asio::serial_port_base;
 #endif  // defined(BOOST_ASIO_HAS_SERIAL_PORT)
 #if defined(BOOST_ASIO_HAS_PIPE)
@@ -421,7 +423,15 @@ namespace generic = boost::asio::generic;
 namespace local = boost::asio::local;
 #endif  // defined(BOOST_ASIO_HAS_LOCAL_SOCKETS)
 #if defined(BOOST_ASIO_HAS_POSIX_STREAM_DESCRIPTOR)
-namespace posix = boost::asio::posix;
+// Refused by simasio: constructing a descriptor throws escape_error
+// (unsimulated.hpp); descriptor_base's options are Asio's.
+namespace posix {
+using boost::asio::posix::descriptor_base;
+using simasio::posix::basic_descriptor;
+using simasio::posix::descriptor;
+using simasio::posix::basic_stream_descriptor;
+using simasio::posix::stream_descriptor;
+}  // namespace posix
 #endif  // defined(BOOST_ASIO_HAS_POSIX_STREAM_DESCRIPTOR)
 #if defined(BOOST_ASIO_HAS_WINDOWS_OBJECT_HANDLE) \
   || defined(BOOST_ASIO_HAS_WINDOWS_OVERLAPPED_PTR) \

@@ -57,6 +57,7 @@ class basic_datagram_socket : public basic_socket<Protocol, Executor> {
   template <typename ConstBufferSequence>
   std::size_t send_to(const ConstBufferSequence& buffers, const endpoint_type& destination,
                       boost::asio::socket_base::message_flags, boost::system::error_code& ec) {
+    this->check_thread();
     if (!this->is_open()) this->open(destination.protocol(), ec);
     std::size_t n = 0;
     gathered g(buffers);
@@ -80,6 +81,7 @@ class basic_datagram_socket : public basic_socket<Protocol, Executor> {
   template <typename ConstBufferSequence>
   std::size_t send(const ConstBufferSequence& buffers, boost::asio::socket_base::message_flags flags,
                    boost::system::error_code& ec) {
+    this->check_thread();
     if (!this->is_open() || !this->state_->connected) {
       ec = this->is_open() ? boost::asio::error::not_connected : boost::asio::error::bad_descriptor;
       return 0;
@@ -153,6 +155,7 @@ class basic_datagram_socket : public basic_socket<Protocol, Executor> {
   template <typename MutableBufferSequence>
   std::size_t receive_from(const MutableBufferSequence& buffers, endpoint_type& sender,
                            boost::asio::socket_base::message_flags flags, boost::system::error_code& ec) {
+    this->check_thread();
     auto r = detail::run_sync(*this->service_, [&](auto done) {
       detail::start_socket_op<detail::completes_with::ec_bytes>(
           *this->service_, this->state(), std::move(done), this->ex_, detail::sock_op::kind::receive_from,
@@ -257,6 +260,7 @@ class basic_datagram_socket : public basic_socket<Protocol, Executor> {
   template <typename Handler, typename Buffers>
   void start_receive(Handler&& handler, const Buffers& buffers, endpoint_type* sender,
                      boost::asio::socket_base::message_flags flags) {
+    this->check_thread();
     detail::start_socket_op<detail::completes_with::ec_bytes>(
         *this->service_, this->state(), std::forward<Handler>(handler), this->ex_, detail::sock_op::kind::receive_from,
         [&](detail::sock_op& op) { prepare_receive(op, buffers, sender, flags); });

@@ -13,6 +13,7 @@
 #include <boost/system/error_code.hpp>
 
 #include <cstdint>
+#include <thread>
 #include <type_traits>
 #include <utility>
 
@@ -28,6 +29,10 @@ class basic_socket_acceptor;
 ///
 /// Synchronous calls made from the test body drive the world until they
 /// complete; made inside a handler they fail with simasio::error::would_block.
+///
+/// A socket belongs to the thread that created it (the one that runs its
+/// world): used from any other thread, as a thread-per-connection server
+/// does, it throws simasio::usage_error before touching the world.
 ///
 /// @par Determinism
 /// Connecting draws the SYN's latency and loss from the network stream.
@@ -72,17 +77,22 @@ class basic_socket : public boost::asio::socket_base {
     open(endpoint.protocol());
     bind(endpoint);
   }
+  // A moved socket stays with the thread that created it, wherever it is
+  // moved (into a std::thread's arguments, say).
   basic_socket(basic_socket&& other) noexcept
-      : ex_(other.ex_), service_(other.service_), state_(std::exchange(other.state_, nullptr)) {}
+      : ex_(other.ex_), service_(other.service_), state_(std::exchange(other.state_, nullptr)),
+        thread_(other.thread_) {}
   template <typename Executor1, typename = std::enable_if_t<std::is_convertible_v<Executor1, Executor>>>
   basic_socket(basic_socket<Protocol, Executor1>&& other) noexcept
-      : ex_(other.ex_), service_(other.service_), state_(std::exchange(other.state_, nullptr)) {}
+      : ex_(other.ex_), service_(other.service_), state_(std::exchange(other.state_, nullptr)),
+        thread_(other.thread_) {}
   basic_socket& operator=(basic_socket&& other) noexcept {
     if (this != &other) {
       release_state();
       ex_ = other.ex_;
       service_ = other.service_;
       state_ = std::exchange(other.state_, nullptr);
+      thread_ = other.thread_;
     }
     return *this;
   }
@@ -99,6 +109,7 @@ class basic_socket : public boost::asio::socket_base {
     detail::throw_socket_error(ec, "open");
   }
   void open(const protocol_type& protocol, boost::system::error_code& ec) {
+    check_thread();
     ec = net().open(state(), protocol.family() == boost::asio::ip::tcp::v6().family());
   }
   bool is_open() const noexcept { return state_ != nullptr && state_->open; }
@@ -108,6 +119,7 @@ class basic_socket : public boost::asio::socket_base {
     detail::throw_socket_error(ec, "close");
   }
   void close(boost::system::error_code& ec) {
+    check_thread();
     ec = {};
     if (is_open()) ec = net().close(state());
   }
@@ -117,6 +129,7 @@ class basic_socket : public boost::asio::socket_base {
     detail::throw_socket_error(ec, "cancel");
   }
   void cancel(boost::system::error_code& ec) {
+    check_thread();
     ec = is_open() ? boost::system::error_code() : boost::asio::error::bad_descriptor;
     if (!ec) net().cancel(state());
   }
@@ -132,6 +145,7 @@ class basic_socket : public boost::asio::socket_base {
     return n;
   }
   std::size_t available(boost::system::error_code& ec) const {
+    check_thread();
     if (!is_open()) {
       ec = boost::asio::error::bad_descriptor;
       return 0;
@@ -147,6 +161,7 @@ class basic_socket : public boost::asio::socket_base {
     detail::throw_socket_error(ec, "bind");
   }
   void bind(const endpoint_type& endpoint, boost::system::error_code& ec) {
+    check_thread();
     ec = net().bind(state(), detail::to_net(endpoint));
   }
 
@@ -157,6 +172,7 @@ class basic_socket : public boost::asio::socket_base {
     detail::throw_socket_error(ec, "connect");
   }
   void connect(const endpoint_type& peer, boost::system::error_code& ec) {
+    check_thread();
     if (service_->ctx().core != nullptr && service_->ctx().core->running()) {
       ec = error::would_block;  // a handshake can never finish inside a handler
       return;
@@ -182,6 +198,7 @@ class basic_socket : public boost::asio::socket_base {
   template <typename ConnectToken = boost::asio::default_completion_token_t<executor_type>>
   auto async_connect(const endpoint_type& peer,
                      ConnectToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
+    check_thread();
     return boost::asio::async_initiate<ConnectToken, void(boost::system::error_code)>(
         [this](auto&& handler, const endpoint_type& peer) {
           boost::system::error_code ec;
@@ -201,6 +218,7 @@ class basic_socket : public boost::asio::socket_base {
   }
   template <typename SettableSocketOption>
   void set_option(const SettableSocketOption& option, boost::system::error_code& ec) {
+    check_thread();
     net();  // a usage_error once the world is gone, like every other call
     const protocol_type p = protocol();
     ec = service_->set_option(state(), option.level(p), option.name(p), option.data(p), option.size(p));
@@ -213,6 +231,7 @@ class basic_socket : public boost::asio::socket_base {
   }
   template <typename GettableSocketOption>
   void get_option(GettableSocketOption& option, boost::system::error_code& ec) const {
+    check_thread();
     const protocol_type p = protocol();
     std::size_t size = option.size(p);
     ec = service_->get_option(*state_, option.level(p), option.name(p), option.data(p), size);
@@ -240,6 +259,7 @@ class basic_socket : public boost::asio::socket_base {
     detail::throw_socket_error(ec, "non_blocking");
   }
   void non_blocking(bool mode, boost::system::error_code& ec) {
+    check_thread();
     ec = {};
     state().non_blocking = mode;
   }
@@ -254,6 +274,7 @@ class basic_socket : public boost::asio::socket_base {
     return ep;
   }
   endpoint_type local_endpoint(boost::system::error_code& ec) const {
+    check_thread();
     if (!is_open()) {
       ec = boost::asio::error::bad_descriptor;
       return endpoint_type();
@@ -268,6 +289,7 @@ class basic_socket : public boost::asio::socket_base {
     return ep;
   }
   endpoint_type remote_endpoint(boost::system::error_code& ec) const {
+    check_thread();
     if (!is_open() || !state_->connected) {
       ec = is_open() ? boost::asio::error::not_connected : boost::asio::error::bad_descriptor;
       return endpoint_type();
@@ -282,6 +304,7 @@ class basic_socket : public boost::asio::socket_base {
     detail::throw_socket_error(ec, "shutdown");
   }
   void shutdown(shutdown_type what, boost::system::error_code& ec) {
+    check_thread();
     ec = net().shutdown(state(), what != shutdown_receive, what != shutdown_send);
   }
 
@@ -292,6 +315,7 @@ class basic_socket : public boost::asio::socket_base {
     detail::throw_socket_error(ec, "wait");
   }
   void wait(wait_type w, boost::system::error_code& ec) {
+    check_thread();
     ec = detail::run_sync(*service_, [&](auto done) {
            detail::start_socket_op<detail::completes_with::ec_bytes>(
                *service_, state(), std::move(done), ex_, wait_kind(w),
@@ -302,6 +326,7 @@ class basic_socket : public boost::asio::socket_base {
   /// @code void(boost::system::error_code) @endcode
   template <typename WaitToken = boost::asio::default_completion_token_t<executor_type>>
   auto async_wait(wait_type w, WaitToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
+    check_thread();
     return boost::asio::async_initiate<WaitToken, void(boost::system::error_code)>(
         [this](auto&& handler, wait_type w) {
           detail::start_socket_op<detail::completes_with::ec>(*service_, state(),
@@ -322,9 +347,11 @@ class basic_socket : public boost::asio::socket_base {
   friend class basic_socket_acceptor;
 
   detail::net_core& net() const {
+    check_thread();
     return service_->net_checked(state_ != nullptr ? detail::socket_kind(*state_) : "socket");
   }
   detail::socket_state& state() {
+    check_thread();
     if (state_ == nullptr) state_ = &service_->create(transport_of());
     return *state_;
   }
@@ -345,9 +372,18 @@ class basic_socket : public boost::asio::socket_base {
       default: return detail::sock_op::kind::wait_error;
     }
   }
+  // Throws simasio::usage_error unless called on the thread that created
+  // the socket; reads nothing of the world, which another thread may be
+  // running (or may have destroyed).
+  void check_thread() const {
+    if (std::this_thread::get_id() != thread_) [[unlikely]]
+      detail::throw_foreign_thread(transport_of() == detail::transport::udp ? "UDP socket" : "TCP socket");
+  }
+
   executor_type ex_;
   detail::socket_service* service_ = nullptr;
   detail::socket_state* state_ = nullptr;
+  std::thread::id thread_ = std::this_thread::get_id();  // the thread that created it
 
  private:
   void init() {
@@ -356,7 +392,13 @@ class basic_socket : public boost::asio::socket_base {
     state_ = &service_->create(transport_of());
   }
   void release_state() noexcept {
-    if (state_ != nullptr) service_->destroy(*state_);
+    if (state_ == nullptr) return;
+    // Destroyed on a foreign thread: the world is another thread's, so the
+    // state is handed to its service, which frees it when the context goes.
+    if (std::this_thread::get_id() != thread_) [[unlikely]]
+      service_->adopt_foreign(*state_);
+    else
+      service_->destroy(*state_);
     state_ = nullptr;
   }
 };

@@ -203,6 +203,7 @@ class basic_socket_acceptor : public boost::asio::socket_base {
 
   template <typename Peer>
   void accept_sync(Peer& peer, endpoint_type* peer_endpoint, boost::system::error_code& ec) {
+    sock_.check_thread();
     if (peer.is_open()) {
       ec = boost::asio::error::already_open;
       return;
@@ -221,6 +222,7 @@ class basic_socket_acceptor : public boost::asio::socket_base {
 
   template <typename Peer, typename Token>
   auto async_accept_into(Peer& peer, endpoint_type* peer_endpoint, Token&& token) {
+    sock_.check_thread();
     return boost::asio::async_initiate<Token, void(boost::system::error_code)>(
         [this](auto&& handler, Peer* peer, endpoint_type* peer_endpoint) {
           const bool already_open = peer->is_open();
@@ -237,6 +239,7 @@ class basic_socket_acceptor : public boost::asio::socket_base {
 
   template <typename PeerSocket, typename PeerExecutor, typename Token>
   auto async_move_accept(const PeerExecutor& ex, Token&& token) {
+    sock_.check_thread();
     return boost::asio::async_initiate<Token, void(boost::system::error_code, PeerSocket)>(
         [this](auto&& handler, const PeerExecutor& ex) {
           using handler_type = std::decay_t<decltype(handler)>;

@@ -133,6 +133,7 @@ class basic_stream_socket : public basic_socket<Protocol, Executor> {
   template <typename Buffers>
   std::size_t sync(detail::sock_op::kind kind, const Buffers& buffers, boost::asio::socket_base::message_flags flags,
                    boost::system::error_code& ec) {
+    this->check_thread();
     auto r = detail::run_sync(*this->service_, [&](auto done) {
       detail::start_socket_op<detail::completes_with::ec_bytes>(
           *this->service_, this->state(), std::move(done), this->ex_, kind, [&](detail::sock_op& op) {
@@ -149,6 +150,7 @@ class basic_stream_socket : public basic_socket<Protocol, Executor> {
   template <typename Buffers, typename Token>
   auto async_io(detail::sock_op::kind kind, const Buffers& buffers, boost::asio::socket_base::message_flags flags,
                 Token&& token) {
+    this->check_thread();
     return boost::asio::async_initiate<Token, void(boost::system::error_code, std::size_t)>(
         [this, kind, flags](auto&& handler, const Buffers& buffers) {
           detail::start_socket_op<detail::completes_with::ec_bytes>(

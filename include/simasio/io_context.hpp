@@ -110,6 +110,12 @@ class io_context : public boost::asio::execution_context {
   /// Deprecated Asio name of restart().
   void reset() { restart(); }
 
+  /// A simulated context cannot follow a fork: the world, its hosts and
+  /// their sockets live in this process only, and a child would run a copy
+  /// of them that nothing else can reach.
+  /// @throws usage_error naming the fork, for every @p event.
+  [[noreturn]] void notify_fork(boost::asio::execution_context::fork_event event);
+
   /// The host this context belongs to.
   /// @throws usage_error if the world was destroyed before this context.
   host& get_host() {

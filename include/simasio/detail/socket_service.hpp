@@ -20,6 +20,7 @@
 
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -49,6 +50,10 @@ class socket_service final : public boost::asio::execution_context::service, pub
 
   socket_state& create(transport proto);
   void destroy(socket_state& s) noexcept;
+  // A socket destroyed on a thread that does not run its world: its state
+  // is kept as it is (the world never sees the socket go) and freed with
+  // the service, on the context's own thread. Safe from any thread.
+  void adopt_foreign(socket_state& s) noexcept;
 
   boost::system::error_code set_option(socket_state& s, int level, int name, const void* data, std::size_t size);
   boost::system::error_code get_option(const socket_state& s, int level, int name, void* data, std::size_t& size) const;
@@ -63,9 +68,16 @@ class socket_service final : public boost::asio::execution_context::service, pub
  private:
   void shutdown() override;
   boost::system::error_code set_ip_option(socket_state& s, int level, int name, const void* data, std::size_t size);
+  void free_foreign() noexcept;
   context_state* ctx_;
   net_core* net_;
+  std::mutex foreign_mutex_;             // guards foreign_: written by other threads
+  std::vector<socket_state*> foreign_;  // see adopt_foreign
 };
+
+// Throws the usage_error of a socket (`kind`) used from a thread other than
+// the one that created it: a world and its sockets run on one thread.
+[[noreturn]] void throw_foreign_thread(const char* kind);
 
 // Endpoint conversions between Asio's typed endpoints and the network's.
 template <class Endpoint>

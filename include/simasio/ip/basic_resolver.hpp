@@ -11,6 +11,8 @@
 
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 
 namespace simasio::ip {
 
@@ -82,6 +84,10 @@ class basic_resolver : public boost::asio::ip::resolver_base {
   }
   basic_resolver(basic_resolver&&) noexcept = default;
   basic_resolver& operator=(basic_resolver&&) noexcept = default;
+  /// From a resolver on another executor type (as_default_on, rebinding).
+  template <typename Executor1, typename = std::enable_if_t<std::is_convertible_v<Executor1, Executor>>>
+  basic_resolver(basic_resolver<InternetProtocol, Executor1>&& other) noexcept
+      : ex_(other.ex_), service_(other.service_), incarnation_(other.incarnation_) {}
 
   executor_type get_executor() noexcept { return ex_; }
   /// Resolutions complete at once, so there is never one to cancel.
@@ -165,6 +171,9 @@ class basic_resolver : public boost::asio::ip::resolver_base {
   }
 
  private:
+  template <typename, typename>
+  friend class basic_resolver;
+
   void init() {
     io_context& ctx = simasio::detail::sim_context_of_executor(ex_, "resolver");
     service_ = &simasio::detail::socket_service::of(ctx);
