@@ -15,7 +15,8 @@ namespace simasio::detail {
 world_core::world_core(const world_options& opts)
     : opts_(opts),
       streams_{rng(opts.seed, choice_purpose::scheduler, &tape_), rng(opts.seed, choice_purpose::network, &tape_),
-               rng(opts.seed, choice_purpose::user, &tape_), rng(opts.seed, choice_purpose::buggify, &tape_)} {
+               rng(opts.seed, choice_purpose::user, &tape_), rng(opts.seed, choice_purpose::buggify, &tape_)},
+      entropy_(opts.seed ^ 0x6A09E667F3BCC908ULL) {
   if (opts_.record_tape) tape_.start_recording();
   if (opts_.replay_tape) tape_.start_replay(*opts_.replay_tape, opts_.on_tape_mismatch);
   trace_.record_all(opts_.record_trace, opts_.record_trace_limit, opts_.record_trace_first);
@@ -32,6 +33,16 @@ world_core::world_core(const world_options& opts)
 }
 
 world_core::~world_core() = default;
+
+void world_core::fill_entropy(void* out, std::size_t n) noexcept {
+  auto* p = static_cast<unsigned char*>(out);
+  while (n > 0) {
+    std::uint64_t word = entropy_();
+    const std::size_t k = n < sizeof word ? n : sizeof word;
+    for (std::size_t i = 0; i < k; ++i, word >>= 8) *p++ = static_cast<unsigned char>(word);
+    n -= k;
+  }
+}
 
 std::string world_core::host_name(std::uint32_t id) const {
   if (host_namer) return host_namer(id);

@@ -200,6 +200,12 @@ class world_core {
     trace_.record(steps_, now_.count(), host, k, a, b);
   }
   recycler& memory() noexcept { return memory_; }
+  // Bytes for code that asks the system for randomness (OpenSSL's RAND
+  // while a world is current: simasio::ssl). Their own stream of the seed,
+  // off the choice tape: key material has no polite value to shrink
+  // towards, and kilobytes of it per handshake would swamp the tape; a
+  // replayed or shrunk tape still gets the seed's bytes, in the same order.
+  void fill_entropy(void* out, std::size_t n) noexcept;
 
   // Human-readable list of what is still waiting (stall and liveness reports).
   std::string diagnostics() const;
@@ -261,6 +267,7 @@ class world_core {
   bool stalled_ = false;
   choice_tape tape_;
   rng streams_[choice_purpose_count];
+  xoshiro256 entropy_;
   std::vector<std::uint64_t> pct_change_points_;  // ascending step numbers
   std::size_t pct_next_change_ = 0;
   struct invariant {
