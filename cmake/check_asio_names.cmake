@@ -58,7 +58,8 @@ set(_excluded
   # it (argument-dependent lookup finds it through basic_streambuf).
   read_size_helper
   # Needs OpenSSL headers (boost/asio/ssl.hpp is not part of
-  # boost/asio.hpp); users who want TLS include it and name boost::asio::ssl.
+  # boost/asio.hpp): <simasio/ssl.hpp> (the simasio::ssl target) adds
+  # namespace ssl, and asio.hpp includes it only under SIMASIO_HAS_SSL.
   ssl
 )
 

@@ -1,8 +1,8 @@
 # Installation and export: headers, the library, the test-framework glue
 # targets and a CMake package (simasioConfig.cmake + version file), so that
-#   find_package(simasio CONFIG REQUIRED [COMPONENTS boost_test gtest])
-# gives simasio::simasio, simasio::interpose (Linux), simasio::boost_test and
-# simasio::gtest, and
+#   find_package(simasio CONFIG REQUIRED [COMPONENTS boost_test gtest ssl])
+# gives simasio::simasio, simasio::interpose (Linux), simasio::boost_test,
+# simasio::gtest and simasio::ssl, and
 # simasio_add_sweep(). The same package is exported from the build tree
 # (point simasio_DIR at the build directory); add_subdirectory and
 # FetchContent users get the same names from the ALIAS targets.
@@ -34,6 +34,17 @@ foreach(glue boost_test gtest)
     export(EXPORT simasio-${file}-targets NAMESPACE simasio:: FILE ${PROJECT_BINARY_DIR}/simasio-${file}-targets.cmake)
   endif()
 endforeach()
+
+# TLS: its library and target in a file of its own, loaded when the
+# consumer finds OpenSSL.
+if(TARGET simasio_ssl)
+  install(TARGETS simasio_ssl EXPORT simasio-ssl-targets
+          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+          LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+          RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  install(EXPORT simasio-ssl-targets NAMESPACE simasio:: DESTINATION ${SIMASIO_INSTALL_CMAKEDIR})
+  export(EXPORT simasio-ssl-targets NAMESPACE simasio:: FILE ${PROJECT_BINARY_DIR}/simasio-ssl-targets.cmake)
+endif()
 
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/simasioConfig.cmake.in
   ${PROJECT_BINARY_DIR}/simasioConfig.cmake INSTALL_DESTINATION ${SIMASIO_INSTALL_CMAKEDIR})

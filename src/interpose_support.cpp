@@ -51,18 +51,6 @@ bool set_timerfd(int fd, bool absolute, std::int64_t ns) noexcept {
 
 }  // namespace interpose
 
-void world_core::fill_entropy(void* buf, std::size_t n) noexcept {
-  auto* out = static_cast<unsigned char*>(buf);
-  while (n > 0) {
-    std::uint64_t word = entropy_();
-    // Byte order fixed here, not by the machine's.
-    for (int i = 0; i < 8 && n > 0; ++i, --n) {
-      *out++ = static_cast<unsigned char>(word);
-      word >>= 8;
-    }
-  }
-}
-
 void world_core::refuse(const char* message) noexcept {
   if (refused_) return;
   try {

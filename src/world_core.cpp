@@ -34,6 +34,16 @@ world_core::world_core(const world_options& opts)
 
 world_core::~world_core() = default;
 
+void world_core::fill_entropy(void* out, std::size_t n) noexcept {
+  auto* p = static_cast<unsigned char*>(out);
+  while (n > 0) {
+    std::uint64_t word = entropy_();
+    const std::size_t k = n < sizeof word ? n : sizeof word;
+    for (std::size_t i = 0; i < k; ++i, word >>= 8) *p++ = static_cast<unsigned char>(word);
+    n -= k;
+  }
+}
+
 std::string world_core::host_name(std::uint32_t id) const {
   if (host_namer) return host_namer(id);
   return "#" + std::to_string(id);

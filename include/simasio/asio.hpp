@@ -11,7 +11,8 @@
 //
 // cmake/check_asio_names.cmake keeps this list complete: it extracts the
 // names from the installed Asio headers and fails on any that is neither
-// here nor in its commented exclusion list (detail, read_size_helper, ssl).
+// here nor in its commented exclusion list (detail, read_size_helper, ssl;
+// ssl is <simasio/ssl.hpp>'s, included at the end when SIMASIO_HAS_SSL).
 
 #ifndef SIMASIO_ASIO_HPP
 #define SIMASIO_ASIO_HPP
@@ -510,5 +511,14 @@ namespace unicast = boost::asio::ip::unicast;
 }  // namespace ip
 
 }  // namespace simasio::asio
+
+// net::ssl (Asio's ssl, with OpenSSL's randomness and clock made the
+// world's) in programs linking the simasio::ssl target, which defines
+// SIMASIO_HAS_SSL: the one CMake line that links OpenSSL also makes the
+// Beast/Asio SSL code that says `net::ssl` compile, with nothing else to
+// include, and a program without it never sees OpenSSL's headers.
+#if defined(SIMASIO_HAS_SSL)
+#include <simasio/ssl.hpp>
+#endif
 
 #endif  // SIMASIO_ASIO_HPP

@@ -18,6 +18,10 @@
 // teardown for basic_stream. For websocket::stream<net::ip::tcp::socket>
 // (a simasio socket), teardown and async_teardown below are found by
 // argument-dependent lookup, as Beast asks of user socket types.
+//
+// With <simasio/ssl.hpp> (the simasio::ssl target), beast::ssl_stream is
+// Beast's own too: beast::ssl_stream<beast::tcp_stream> is TLS over the
+// simulated tcp_stream.
 #ifndef SIMASIO_BEAST_HPP
 #define SIMASIO_BEAST_HPP
 
@@ -271,5 +275,10 @@ void async_teardown(boost::beast::role_type role, basic_stream_socket<Protocol, 
 }
 
 }  // namespace simasio
+
+// beast::ssl_stream when TLS is in (<simasio/ssl.hpp>, whichever came first).
+#if defined(SIMASIO_SSL_HPP)
+#include <simasio/detail/beast_ssl.hpp>
+#endif
 
 #endif  // SIMASIO_BEAST_HPP

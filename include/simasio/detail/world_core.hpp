@@ -201,10 +201,15 @@ class world_core {
     trace_.record(steps_, now_.count(), host, k, a, b);
   }
   recycler& memory() noexcept { return memory_; }
+  // Bytes for code that asks the system for randomness: getrandom,
+  // std::random_device (simasio::interpose) and OpenSSL's RAND
+  // (simasio::ssl) while this world runs. Their own stream of the seed,
+  // off the choice tape: key material has no polite value to shrink
+  // towards, and kilobytes of it per handshake would swamp the tape; a
+  // replayed or shrunk tape still gets the seed's bytes, in the same order.
+  void fill_entropy(void* out, std::size_t n) noexcept;
 
   // ---- the interposition library (detail/interpose.hpp) --------------------
-  // Bytes from the entropy stream (getrandom, std::random_device, ...).
-  void fill_entropy(void* buf, std::size_t n) noexcept;
   // Records a refused call; the run throws it as an escape_error after the step.
   void refuse(const char* message) noexcept;
   // Asio's reactor armed its timerfd for world time `deadline`
@@ -277,6 +282,7 @@ class world_core {
   bool stalled_ = false;
   choice_tape tape_;
   rng streams_[choice_purpose_count];
+  xoshiro256 entropy_;
   std::vector<std::uint64_t> pct_change_points_;  // ascending step numbers
   std::size_t pct_next_change_ = 0;
   struct invariant {
@@ -296,7 +302,6 @@ class world_core {
   simasio::trace trace_;
   recycler memory_;
   // The interposition library's state; untouched by worlds that never call it.
-  xoshiro256 entropy_;
   std::exception_ptr refused_;  // the first call refused during this run
   struct real_timerfd {
     real_timerfd(world_core* c, int f) noexcept : core(c), fd(f), ev(&on_real_timerfd, this) {}
