@@ -6,6 +6,11 @@
 
 namespace simasio {
 
+namespace detail {
+template <typename Executor>
+struct is_simulated_executor;  // simasio/any_io_executor.hpp
+}  // namespace detail
+
 /// Asio's `basic_stream_socket` over the simulated network.
 ///
 /// Bytes are never lost, duplicated or reordered while the connection
@@ -39,6 +44,20 @@ class basic_stream_socket : public basic_socket<Protocol, Executor> {
   template <typename Executor1, typename = std::enable_if_t<std::is_convertible_v<Executor1, Executor>>>
   basic_stream_socket(basic_stream_socket<Protocol, Executor1>&& other) noexcept : base(std::move(other)) {}
   ~basic_stream_socket() = default;
+
+  /// Code that names Asio's real socket type with an executor simasio does
+  /// not simulate (`boost::beast::tcp_stream` when only the `net` alias was
+  /// switched) gets this message instead of a page of Asio templates.
+  template <typename Executor1>
+    requires(!detail::is_simulated_executor<Executor1>::value)
+  operator boost::asio::basic_stream_socket<Protocol, Executor1>() && {
+    static_assert(sizeof(Executor1) == 0,
+                  "simasio: a simulated socket cannot become Asio's real boost::asio::basic_stream_socket. "
+                  "Beast: write `namespace beast = simasio::beast;` (with #include <simasio/beast.hpp>) so that "
+                  "beast::tcp_stream is simulated; your own templates: take the socket type as a parameter or "
+                  "use net::ip::tcp::socket through `namespace net = simasio::asio;`");
+    return boost::asio::basic_stream_socket<Protocol, Executor1>(this->get_executor());
+  }
 
   template <typename ConstBufferSequence>
   std::size_t write_some(const ConstBufferSequence& buffers) {

@@ -46,6 +46,7 @@
 #include <simasio/log/log.hpp>
 #include <simasio/random/rng.hpp>
 #include <simasio/random/tape.hpp>
+#include <simasio/random/tape_file.hpp>
 #include <simasio/trace/export.hpp>
 #include <simasio/trace/trace.hpp>
 #include <simasio/version.hpp>

@@ -19,6 +19,7 @@
 #include <simasio/asio.hpp>
 #include <simasio/simasio.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <map>
@@ -192,7 +193,7 @@ int main() {
   }
 
   opts.name = "bank_idempotent";
-  int attempts = 0;
+  std::atomic<int> attempts = 0;  // seeds may run on several threads (SIMASIO_JOBS)
   const auto start = std::chrono::steady_clock::now();
   const auto fixed = simasio::check([&](simasio::world& w) {
     outcome out;
@@ -205,7 +206,7 @@ int main() {
     return 1;
   }
   std::printf("\nidempotency key: balance exactly 50 over %llu seeds (%.1f attempts per seed on average), %.0f seeds/s\n",
-              static_cast<unsigned long long>(fixed.runs), static_cast<double>(attempts) / static_cast<double>(fixed.runs),
+              static_cast<unsigned long long>(fixed.runs), static_cast<double>(attempts.load()) / static_cast<double>(fixed.runs),
               static_cast<double>(fixed.runs) / secs);
   return 0;
 }
