@@ -43,10 +43,12 @@ BOOST_AUTO_TEST_SUITE(escape)
 
 // Asio's own timers are driven (Beast's websocket::stream and Asio's
 // ssl::stream hold one): a wait only real time could end is named when the
-// world stalls on it.
+// world stalls on it. Deadlines a day of real time away: with 1 s, a
+// loaded machine (a parallel ctest) passed it before the stall, the real
+// timer fired, and there was no error to see.
 BOOST_AUTO_TEST_CASE(real_steady_timer_on_a_simulated_context_is_named) {
   const std::string what = escape_message([](simasio::io_context& ioc) {
-    auto t = std::make_unique<asio::steady_timer>(ioc, 1s);
+    auto t = std::make_unique<asio::steady_timer>(ioc, 24h);
     t->async_wait([](auto) {});
     return t;
   });
@@ -79,7 +81,7 @@ BOOST_AUTO_TEST_CASE(a_cancelled_real_timer_wait_completes_inside_the_simulation
 
 BOOST_AUTO_TEST_CASE(real_system_timer_is_named) {
   const std::string what = escape_message([](simasio::io_context& ioc) {
-    auto t = std::make_unique<asio::system_timer>(ioc, 1s);
+    auto t = std::make_unique<asio::system_timer>(ioc, 24h);
     t->async_wait([](auto) {});
     return t;
   });
