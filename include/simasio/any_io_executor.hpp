@@ -68,11 +68,16 @@ class any_io_executor : public boost::asio::any_io_executor {
 namespace detail {
 
 /// True for executor types that select simasio's definitions of Asio's I/O
-/// object templates: simasio::any_io_executor, types derived from it (such
-/// as use_awaitable_t<>::executor_with_default<simasio::any_io_executor>),
-/// and strands of those.
+/// object templates: simasio::any_io_executor, simasio::io_context's
+/// executor types, types derived from those (such as
+/// use_awaitable_t<>::executor_with_default<simasio::any_io_executor>), and
+/// strands of those.
+struct executor_bits;  // a base of io_context::basic_executor_type (simasio/io_context.hpp)
+
 template <typename Executor>
-struct is_simulated_executor : std::is_base_of<simasio::any_io_executor, Executor> {};
+struct is_simulated_executor
+    : std::bool_constant<std::is_base_of_v<simasio::any_io_executor, Executor> ||
+                         std::is_base_of_v<executor_bits, Executor>> {};
 template <typename Executor>
 struct is_simulated_executor<boost::asio::strand<Executor>> : is_simulated_executor<Executor> {};
 

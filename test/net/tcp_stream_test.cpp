@@ -238,6 +238,50 @@ BOOST_AUTO_TEST_CASE(socket_and_release_socket_hand_out_the_simulated_socket) {
   BOOST_TEST(local.address() == client.address());
 }
 
+// Beast's advanced_server_flex_awaitable rebinds tcp_stream to the
+// io_context's own executor type (wrapped in use_awaitable's
+// executor_with_default): the socket and the timers behind it are
+// simasio's too, as is an Asio timer typed on that executor.
+BOOST_AUTO_TEST_CASE(a_tcp_stream_rebound_to_the_io_contexts_executor_is_simulated) {
+  using executor_type = net::io_context::executor_type;
+  using with_default = net::as_tuple_t<net::use_awaitable_t<executor_type>>::executor_with_default<executor_type>;
+  using stream_type = beast::tcp_stream::rebind_executor<with_default>::other;
+  static_assert(std::is_base_of_v<simasio::basic_stream_socket<boost::asio::ip::tcp, with_default>,
+                                  stream_type::socket_type>);
+  using asio_timer = boost::asio::basic_waitable_timer<std::chrono::steady_clock,
+                                                       boost::asio::wait_traits<std::chrono::steady_clock>, executor_type>;
+  for (std::uint64_t seed = 0; seed < 20; ++seed) {
+    simasio::world w(seed);
+    auto& server = w.add_host("server");
+    auto& client = w.add_host("client");
+    boost::asio::basic_socket_acceptor<boost::asio::ip::tcp, executor_type> acc(server.context().get_executor(),
+                                                                                 tcp::endpoint(tcp::v4(), 80));
+    std::optional<stream_type> stream;
+    beast::error_code result;
+    simasio::steady_clock::duration waited{};
+    acc.async_accept([&](beast::error_code, boost::asio::basic_stream_socket<boost::asio::ip::tcp, executor_type> s) {
+      stream.emplace(std::move(s));
+      stream->expires_after(5s);  // the client never writes
+      const auto start = simasio::steady_clock::now();
+      static char byte;
+      stream->async_read_some(net::buffer(&byte, 1), [&, start](beast::error_code ec, std::size_t) {
+        result = ec;
+        waited = simasio::steady_clock::now() - start;
+      });
+    });
+    tcp::socket c(client.context());
+    c.async_connect(tcp::endpoint(server.address(), 80), [](beast::error_code) {});
+    asio_timer t(client.context().get_executor(), 3s);
+    simasio::duration fired{};
+    t.async_wait([&](beast::error_code) { fired = w.now(); });
+    w.run_for(1min);
+    BOOST_TEST_INFO("seed " << seed);
+    BOOST_TEST((result == beast::error::timeout), result.message());
+    BOOST_TEST(waited == simasio::steady_clock::duration(5s));
+    BOOST_TEST(fired == simasio::duration(3s));
+  }
+}
+
 BOOST_AUTO_TEST_CASE(a_stream_built_on_a_real_io_context_is_not_simulated) {
   // The simulated socket needs a simulated context; the message says so.
   boost::asio::io_context real;
