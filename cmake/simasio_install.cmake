@@ -21,6 +21,10 @@ if(TARGET simasio_interpose)
   install(TARGETS simasio_interpose EXPORT simasio-targets
           OBJECTS DESTINATION ${CMAKE_INSTALL_LIBDIR}/simasio-interpose)
 endif()
+# simasio::ssl: an interface target over simasio (which links OpenSSL).
+if(TARGET simasio_ssl)
+  install(TARGETS simasio_ssl EXPORT simasio-targets)
+endif()
 install(EXPORT simasio-targets NAMESPACE simasio:: DESTINATION ${SIMASIO_INSTALL_CMAKEDIR})
 export(EXPORT simasio-targets NAMESPACE simasio:: FILE ${PROJECT_BINARY_DIR}/simasio-targets.cmake)
 
@@ -34,17 +38,6 @@ foreach(glue boost_test gtest)
     export(EXPORT simasio-${file}-targets NAMESPACE simasio:: FILE ${PROJECT_BINARY_DIR}/simasio-${file}-targets.cmake)
   endif()
 endforeach()
-
-# TLS: its library and target in a file of its own, loaded when the
-# consumer finds OpenSSL.
-if(TARGET simasio_ssl)
-  install(TARGETS simasio_ssl EXPORT simasio-ssl-targets
-          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
-          LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
-          RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-  install(EXPORT simasio-ssl-targets NAMESPACE simasio:: DESTINATION ${SIMASIO_INSTALL_CMAKEDIR})
-  export(EXPORT simasio-ssl-targets NAMESPACE simasio:: FILE ${PROJECT_BINARY_DIR}/simasio-ssl-targets.cmake)
-endif()
 
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/simasioConfig.cmake.in
   ${PROJECT_BINARY_DIR}/simasioConfig.cmake INSTALL_DESTINATION ${SIMASIO_INSTALL_CMAKEDIR})

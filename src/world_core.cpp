@@ -12,11 +12,18 @@
 
 namespace simasio::detail {
 
+#if defined(SIMASIO_WITH_OPENSSL)
+bool install_ssl_hooks();  // src/ssl.cpp
+#endif
+
 world_core::world_core(const world_options& opts)
     : opts_(opts),
       streams_{rng(opts.seed, choice_purpose::scheduler, &tape_), rng(opts.seed, choice_purpose::network, &tape_),
                rng(opts.seed, choice_purpose::user, &tape_), rng(opts.seed, choice_purpose::buggify, &tape_)},
       entropy_(opts.seed ^ 0x5851F42D4C957F2DULL) {
+#if defined(SIMASIO_WITH_OPENSSL)
+  install_ssl_hooks();  // OpenSSL's randomness and clock from the world (src/ssl.cpp)
+#endif
   if (opts_.record_tape) tape_.start_recording();
   if (opts_.replay_tape) tape_.start_replay(*opts_.replay_tape, opts_.on_tape_mismatch);
   trace_.record_all(opts_.record_trace, opts_.record_trace_limit, opts_.record_trace_first);

@@ -512,11 +512,18 @@ namespace unicast = boost::asio::ip::unicast;
 
 }  // namespace simasio::asio
 
-// net::ssl (Asio's ssl, with OpenSSL's randomness and clock made the
-// world's) in programs linking the simasio::ssl target, which defines
-// SIMASIO_HAS_SSL: the one CMake line that links OpenSSL also makes the
-// Beast/Asio SSL code that says `net::ssl` compile, with nothing else to
-// include, and a program without it never sees OpenSSL's headers.
+// net::ssl is Asio's ssl: a program that includes <boost/asio/ssl.hpp> (or
+// Beast's <boost/beast/ssl.hpp>) as TLS code does uses it through
+// `namespace net = simasio::asio;`, and simasio (built with OpenSSL) makes
+// OpenSSL's randomness and clock the world's. Declared here without
+// OpenSSL's headers, so other programs never parse them.
+namespace boost::asio::ssl {}
+namespace simasio::asio {
+namespace ssl = boost::asio::ssl;
+}  // namespace simasio::asio
+
+// With the simasio::ssl target (SIMASIO_HAS_SSL) this header brings the TLS
+// headers in itself.
 #if defined(SIMASIO_HAS_SSL)
 #include <simasio/ssl.hpp>
 #endif

@@ -276,7 +276,18 @@ void async_teardown(boost::beast::role_type role, basic_stream_socket<Protocol, 
 
 }  // namespace simasio
 
-// beast::ssl_stream when TLS is in (<simasio/ssl.hpp>, whichever came first).
+// beast::ssl_stream is Beast's (TLS over the simulated tcp_stream): usable
+// once <boost/beast/ssl.hpp> is included, before or after this header, as
+// in every Beast TLS program. Declared here so as not to pull OpenSSL's
+// headers into other programs.
+namespace boost::beast {
+template <class NextLayer>
+class ssl_stream;
+}  // namespace boost::beast
+namespace simasio::beast {
+using boost::beast::ssl_stream;
+}  // namespace simasio::beast
+
 #if defined(SIMASIO_SSL_HPP)
 #include <simasio/detail/beast_ssl.hpp>
 #endif
