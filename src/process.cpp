@@ -33,6 +33,7 @@
 #endif
 #if defined(SIMASIO_ASAN_FIBERS)
 #include <sanitizer/common_interface_defs.h>
+#include <sanitizer/lsan_interface.h>
 #endif
 
 namespace simasio::detail {
@@ -49,9 +50,12 @@ void start_switch(void** fake_stack, const void* bottom, std::size_t size) noexc
 void finish_switch(void* fake_stack, const void** bottom, std::size_t* size) noexcept {
   __sanitizer_finish_switch_fiber(fake_stack, bottom, size);
 }
+// A parked process's stack is kept for good: what it points to is not a leak.
+void keep_stack(const void* bottom, std::size_t size) noexcept { __lsan_register_root_region(bottom, size); }
 #else
 void start_switch(void**, const void*, std::size_t) noexcept {}
 void finish_switch(void*, const void**, std::size_t*) noexcept {}
+void keep_stack(const void*, std::size_t) noexcept {}
 #endif
 
 enum end_how : int { returned = 0, threw = 1, killed = 2 };
@@ -296,6 +300,7 @@ bool world_core::may_block() {
         "(a catch (...) that does not rethrow) and called a blocking function again. A process ends when its "
         "host crashes: rethrow what catch (...) catches, or catch std::exception instead. The process is "
         "parked for good, its stack leaked"));
+  keep_stack(p.stack_bottom, p.stack_size);
   p.state = process_state::phase::blocked;
   start_switch(&p.fake_stack, p.from_bottom, p.from_size);
   p.caller = std::move(p.caller).resume();

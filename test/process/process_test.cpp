@@ -7,6 +7,7 @@
 #include "../support.hpp"
 
 #include <array>
+#include <functional>
 #include <memory>
 #include <set>
 #include <stdexcept>
@@ -88,6 +89,25 @@ std::vector<std::string> echo_under_faults(simasio::world& w, int lines) {
   if (c.exit_code() != 0) throw std::runtime_error("the client process did not return normally");
   return *replies;
 }
+
+// One connection of an Asio-style async echo server.
+struct echo_session : std::enable_shared_from_this<echo_session> {
+  explicit echo_session(tcp::socket s) : socket(std::move(s)) {}
+  void read() {
+    net::async_read_until(socket, net::dynamic_buffer(buf), '\n',
+                          [self = shared_from_this()](boost::system::error_code ec, std::size_t n) {
+                            if (ec) return;
+                            auto out = std::make_shared<std::string>(self->buf.substr(0, n));
+                            self->buf.erase(0, n);
+                            net::async_write(self->socket, net::buffer(*out),
+                                             [self, out](boost::system::error_code ec, std::size_t) {
+                                               if (!ec) self->read();
+                                             });
+                          });
+  }
+  tcp::socket socket;
+  std::string buf;
+};
 
 std::string failure_of(const simasio::check_result& r) { return r.failure ? r.failure->what : "ok"; }
 
@@ -174,25 +194,7 @@ BOOST_AUTO_TEST_CASE(an_async_server_main_in_a_process_serves_a_blocking_client_
           std::function<void()> accept = [&] {
             acceptor.async_accept([&](boost::system::error_code ec, tcp::socket s) {
               if (ec) return;
-              auto sock = std::make_shared<tcp::socket>(std::move(s));
-              auto buf = std::make_shared<std::string>();
-              auto echo = std::make_shared<std::function<void()>>();
-              *echo = [sock, buf, echo] {
-                net::async_read_until(*sock, net::dynamic_buffer(*buf), '\n',
-                                      [sock, buf, echo](boost::system::error_code ec, std::size_t n) {
-                                        if (ec) {
-                                          *echo = nullptr;  // the cycle ends with the connection
-                                          return;
-                                        }
-                                        auto out = std::make_shared<std::string>(buf->substr(0, n));
-                                        buf->erase(0, n);
-                                        net::async_write(*sock, net::buffer(*out),
-                                                         [out, echo](boost::system::error_code ec, std::size_t) {
-                                                           if (!ec && *echo) (*echo)();
-                                                         });
-                                      });
-              };
-              (*echo)();
+              std::make_shared<echo_session>(std::move(s))->read();
               accept();
             });
           };
