@@ -109,6 +109,15 @@ struct echo_session : std::enable_shared_from_this<echo_session> {
   std::string buf;
 };
 
+// A sweep of `seeds` seeds that reports without shrinking or artifacts.
+simasio::check_options sweep(std::uint64_t seeds) {
+  simasio::check_options o;
+  o.seeds = seeds;
+  o.shrink = false;
+  o.artifacts = false;
+  return o;
+}
+
 std::string failure_of(const simasio::check_result& r) { return r.failure ? r.failure->what : "ok"; }
 
 }  // namespace
@@ -123,7 +132,7 @@ BOOST_AUTO_TEST_CASE(sync_echo_server_and_client_processes_survive_latency_loss_
         if (got != expected_lines(5)) throw std::runtime_error("the client got other lines back");
         if (w.now() > 800ms) after_heal.insert(w.seed());
       },
-      {.seeds = 120, .shrink = false, .artifacts = false});
+      sweep(120));
   BOOST_TEST(r.ok(), failure_of(r));
   BOOST_TEST(r.runs == 120u);
   BOOST_TEST(after_heal.size() == 120u);  // the partition at 10 ms always caught the exchange in flight
@@ -206,7 +215,7 @@ BOOST_AUTO_TEST_CASE(an_async_server_main_in_a_process_serves_a_blocking_client_
         if (!w.run_until([&] { return c.ended(); }, 60s)) throw std::runtime_error("client stuck: " + w.pending_report());
         if (replies != expected_lines(4)) throw std::runtime_error("wrong replies");
       },
-      {.seeds = 100, .shrink = false, .artifacts = false});
+      sweep(100));
   BOOST_TEST(r.ok(), failure_of(r));
 }
 
@@ -294,7 +303,7 @@ BOOST_AUTO_TEST_CASE(a_crash_unwinds_the_host_processes_and_restart_spawns_them_
         if (servers[1].ended()) throw std::runtime_error("the restarted server ended");
         if (*served < 1) throw std::runtime_error("the restarted server served nobody");
       },
-      {.seeds = 100, .shrink = false, .artifacts = false});
+      sweep(100));
   BOOST_TEST(r.ok(), failure_of(r));
 }
 
@@ -400,7 +409,7 @@ BOOST_AUTO_TEST_CASE(an_exception_escaping_a_process_fails_the_seed) {
         });
         w.run();
       },
-      {.seeds = 3, .shrink = false, .artifacts = false});
+      sweep(3));
   BOOST_TEST_REQUIRE(!r.ok());
   BOOST_TEST(r.failure->seed == 0u);
   BOOST_TEST(r.failure->what.find("the process gave up") != std::string::npos, r.failure->what);
