@@ -11,5 +11,6 @@ void beast_rows(const settings&, std::vector<row>&);    // Beast HTTP and websoc
 void raft_rows(const settings&, std::vector<row>&);     // seeds/s of the Raft samples, jobs 1 and 2
 void scale_rows(const settings&, std::vector<row>&);    // gossip over 10, 100, 1000 hosts
 void cost_rows(const settings&, std::vector<row>&);     // trace hashing, tape, log ring on/off
+void process_rows(const settings&, std::vector<row>&);  // simulated processes: switch cost, blocking clients
 
 }  // namespace bench

@@ -74,7 +74,7 @@ class SimasioConan(ConanFile):
         core = self.cpp_info.components["core"]
         core.set_property("cmake_target_name", "simasio::simasio")
         core.libs = ["simasio"]
-        core.requires = ["boost::headers", "spdlog::spdlog"]
+        core.requires = ["boost::headers", "boost::context", "spdlog::spdlog"]  # Boost.Context: process stacks
         if self.settings.os in ("Linux", "FreeBSD"):
             core.system_libs = ["pthread"]
 

@@ -14,6 +14,12 @@ io_context::io_context() : io_context(join_default{}, 1) {}
 io_context::io_context(int concurrency_hint) : io_context(join_default{}, concurrency_hint) {}
 
 io_context::io_context(join_default, int concurrency_hint) {
+  // Inside a simulated process: the process's host, as a program's
+  // io_context is on the machine it runs on.
+  if (detail::world_core* core = detail::running_core_tls; core != nullptr && core->in_process()) {
+    init(core->process_host(), concurrency_hint);
+    return;
+  }
   world* w = detail::current_world();
   // Every default context on the thread's default world holds it alive:
   // the world dies with the last of them.
@@ -75,7 +81,9 @@ world& io_context::get_world() {
 
 io_context::count_type io_context::drive(const detail::run_limits& limits, const char* used_by) {
   detail::world_core& core = sim_core(used_by);
-  const detail::run_result r = core.run(limits);
+  // Inside a simulated process the process waits (it is the thread that
+  // runs this context); elsewhere the call drives the world.
+  const detail::run_result r = core.in_process() ? core.process_run(limits) : core.run(limits);
   // Asio: a run that ends for lack of work leaves the context stopped.
   if (r.end == detail::run_end::target_idle) core.stop_context(state_);
   return r.target_handlers;
@@ -110,12 +118,20 @@ io_context::count_type io_context::poll_one() { return poll_up_to(1); }
 
 io_context::count_type io_context::poll_up_to(count_type max) {
   detail::world_core& core = sim_core(max == 1 ? "io_context::poll_one" : "io_context::poll");
+  if (core.in_process()) {
+    // A scheduling point, work or not: a process polling in a loop lets the
+    // world take turns (and is a runaway if it never blocks).
+    const bool runs = state_.work > 0 && !state_.stopped;
+    const count_type n = core.process_poll(state_, runs ? max : 0);
+    if (state_.work <= 0) core.stop_context(state_);
+    return n;
+  }
   if (state_.work <= 0) {  // Asio: nothing to do leaves the context stopped
     core.stop_context(state_);
     return 0;
   }
   if (state_.stopped) return 0;
-  const count_type n = core.poll(state_, max);
+  const count_type n = core.in_process() ? core.process_poll(state_, max) : core.poll(state_, max);
   if (state_.work <= 0) core.stop_context(state_);  // Asio: out of work means stopped
   return n;
 }

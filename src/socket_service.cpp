@@ -200,8 +200,23 @@ std::pair<boost::system::error_code, std::size_t> run_sync(
     bool socket_non_blocking) {
   svc.net_checked();  // a usage_error if the world is gone
   world_core& core = *svc.ctx().core;
+  if (core.in_process() && !core.may_block()) return {error::host_down, 0};
   if (!svc.ctx().host->up) return {error::host_down, 0};
   auto result = std::make_shared<std::optional<std::pair<boost::system::error_code, std::size_t>>>();
+  if (core.in_process()) {
+    // A simulated process: the call suspends it until the operation's
+    // completion (a step of the socket's context) wakes it.
+    const process_wakeup wake = core.prepare_wait();
+    start([result, wake](boost::system::error_code ec, std::size_t n) {
+      *result = std::make_pair(ec, n);
+      wake();
+    });
+    while (!result->has_value()) {
+      core.waiting_for("a synchronous socket call");
+      if (!core.suspend()) return {error::host_down, 0};  // its host crashed: it is unwinding
+    }
+    return **result;
+  }
   auto record = [result](boost::system::error_code ec, std::size_t n) { *result = std::make_pair(ec, n); };
   if (core.running()) {
     svc.force_non_blocking = true;

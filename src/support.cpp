@@ -1,5 +1,6 @@
 // support.cpp — error category, names of enums, formatting, the trace ring
 #include <simasio/detail/format.hpp>
+#include <simasio/detail/world_core.hpp>
 #include <simasio/error.hpp>
 #include <simasio/random/tape.hpp>
 #include <simasio/trace/trace.hpp>
@@ -77,6 +78,8 @@ const char* to_string(event_kind k) noexcept {
     case event_kind::tcp_reset: return "tcp_reset";
     case event_kind::tcp_close: return "tcp_close";
     case event_kind::signal: return "signal";
+    case event_kind::process_spawn: return "process_spawn";
+    case event_kind::process_end: return "process_end";
   }
   return "unknown";
 }
@@ -150,7 +153,9 @@ trace_field host_field(const char* name, std::uint64_t id, const std::vector<std
 
 std::vector<trace_field> event_fields(const trace_event& e, const std::vector<std::string>& host_names) {
   switch (e.kind) {
-    case event_kind::handler: return {number("context", e.a), number("op", e.b)};
+    case event_kind::handler:
+      if (e.a >= detail::process_context_base) return {number("process", e.a - detail::process_context_base), number("op", e.b)};
+      return {number("context", e.a), number("op", e.b)};
     case event_kind::time_advance: return {number("time_ns", e.a)};
     case event_kind::timer_fire:
       return {number("event", e.a), e.b == no_host ? null("context") : number("context", e.b)};
@@ -174,6 +179,9 @@ std::vector<trace_field> event_fields(const trace_event& e, const std::vector<st
       return {e.a == 0 ? null("connection") : number("connection", e.a), text("error", error_name(e.b))};
     case event_kind::tcp_close: return {number("connection", e.a), {"abortive", e.b != 0 ? "true" : "false", false}};
     case event_kind::signal: return {number("signal", e.a)};
+    case event_kind::process_spawn: return {number("process", e.a)};
+    case event_kind::process_end:
+      return {number("process", e.a), text("how", e.b == 0 ? "returned" : e.b == 1 ? "threw" : "killed")};
   }
   return {number("a", e.a), number("b", e.b)};  // a kind newer than this list
 }

@@ -180,6 +180,17 @@ void sync_wait(timer_impl_base& impl, std::int64_t expiry_world_ns, boost::syste
   check_not_orphaned(impl);
   world_core* core = impl.ctx->core;
   ec = {};
+  if (core->in_process()) {
+    // A simulated process sleeps until the expiry; the world goes on.
+    if (!core->may_block()) {
+      ec = error::host_down;
+      return;
+    }
+    core->check_alive(*impl.ctx, impl.incarnation, impl.kind);
+    if (!impl.ctx->host->up || !core->sleep_until(expiry_world_ns < never_ns ? duration(expiry_world_ns) : duration::max()))
+      ec = error::host_down;
+    return;
+  }
   if (core->running()) {
     ec = error::would_block;
     return;

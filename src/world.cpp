@@ -30,6 +30,9 @@ void detach_log(log_state& st) noexcept;
 }
 
 world::~world() {
+  // Processes still alive are unwound first, while everything their
+  // destructors may touch exists.
+  core_->kill_all_processes();
   detail::unregister_live_world(*this);
   if (log_) detail::detach_log(*log_);
   // Contexts the user still owns outlive us: take their pending work away
@@ -174,7 +177,7 @@ void host::on_boot(std::function<void(host&)> boot_fn) {
   if (state_.up) boot();
 }
 
-void host::crash(crash_kind kind) {
+void host::crash_only(crash_kind kind) {
   if (!state_.up) return;
   state_.up = false;
   state_.powered = kind != crash_kind::power;
@@ -187,15 +190,47 @@ void host::crash(crash_kind kind) {
   // sockets they owned), then the OS closes what is left open, or the
   // machine goes silent.
   core.drop_host_work(state_);
+  // Its processes die at their blocking calls: their stacks unwind (their
+  // sockets close as the handlers' did above), the OS closes the rest.
+  core.kill_processes(state_);
   world_->sim_net().host_crashed(state_.id, kind == crash_kind::power);
 }
 
+void host::crash(crash_kind kind) {
+  crash_only(kind);
+  // A process that crashed its own host ends here.
+  world_->sim_core().exit_if_killed();
+}
+
 void host::restart() {
-  if (state_.up) crash(crash_kind::process);
+  if (state_.up) crash_only(crash_kind::process);
   state_.up = true;
   state_.powered = true;
   world_->sim_core().record(event_kind::restart, state_.id);
   boot();
+  world_->sim_core().exit_if_killed();
+}
+
+process host::spawn(std::function<void()> main) {
+  if (!main) throw usage_error("simasio: host::spawn on host '" + name() + "' was given an empty function");
+  return process(world_->sim_core().spawn(*this, state_, [main = std::move(main)] {
+    main();
+    return 0;
+  }));
+}
+
+process host::spawn_main(std::function<int(int, char**)> main, std::vector<std::string> args) {
+  if (!main) throw usage_error("simasio: host::spawn_main on host '" + name() + "' was given an empty function");
+  if (args.empty())
+    throw usage_error("simasio: host::spawn_main on host '" + name() +
+                      "' needs at least the program name: spawn_main(main, {\"prog\", \"arg\", ...})");
+  return process(world_->sim_core().spawn(*this, state_, [main = std::move(main), args = std::move(args)]() mutable {
+    std::vector<char*> argv;
+    argv.reserve(args.size() + 1);
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    return main(static_cast<int>(args.size()), argv.data());
+  }));
 }
 
 void host::raise(int sig) {

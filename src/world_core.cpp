@@ -270,6 +270,7 @@ void world_core::run_step(std::size_t index) {
     }
   } guard{*this, ctx, current_};
   current_ = &ctx;
+  ++ctx.handlers_run;
   op->complete();
   if (ctx.context_queried || ctx.real_scheduler != nullptr) [[unlikely]] {
     current_ = guard.saved;  // completions are queued as handlers of their own
@@ -305,11 +306,17 @@ run_result world_core::run(const run_limits& limits) {
     throw usage_error(
         "simasio: a run of the world was started while another thread runs it; a world, its hosts and their "
         "objects belong to one thread at a time (give each thread its own world, as check() with jobs does)");
+  if (running_ && current_process_ != nullptr)
+    throw usage_error(
+        "simasio: world::run* was called inside a simulated process (host::spawn); a process is one "
+        "program of one host and cannot drive the whole world. Run the world from the test body; inside "
+        "the process, block in io_context::run() or a synchronous call, which suspends the process.");
   if (running_)
     throw usage_error(
         "simasio: a run of the world (world::run*, io_context::run*/poll*, or a blocking wait) was "
         "started from inside a handler of the same world; handlers must not run the event loop. "
-        "Use the asynchronous operation instead, or drive the world from the test body.");
+        "Use the asynchronous operation instead, or drive the world from the test body; to write "
+        "blocking code, run it as a process (host::spawn), where blocking calls suspend the process.");
   running_scope scope(*this);
   running_ = true;
   stalled_ = false;
@@ -338,6 +345,7 @@ run_result world_core::run(const run_limits& limits) {
 
 void world_core::run_loop(const run_limits& limits, run_result& r) {
   for (;;) {
+    if (!run_waiters_.empty()) [[unlikely]] check_run_waiters();
     if (stop_requested_) {
       r.end = run_end::stopped;
       break;
@@ -442,7 +450,8 @@ void world_core::run_as(host_state& host, const std::function<void()>& f) {
 bool world_core::any_live_work() const noexcept {
   for (const context_state* ctx : contexts_)
     if (ctx != nullptr && ctx->work > 0 && !ctx->stopped && ctx->host->up) return true;
-  return false;
+  // A process that is blocked with nothing left to wake it would hang.
+  return !processes_.empty() && any_live_process();
 }
 
 void world_core::wrong_thread(const context_state& ctx, const world_core* here) const {
@@ -560,8 +569,15 @@ void world_core::throw_runaway() {
   const auto recent = trace_.recent();
   if (!recent.empty()) {
     const trace_event& last = recent.back();
-    if (last.kind == event_kind::handler)
+    if (last.kind == event_kind::handler && last.a >= process_context_base) {
+      os << "The last step resumed process #" << (last.a - process_context_base) << " of host '"
+         << host_name(last.host)
+         << "': a process that never blocks (io_context::poll() or a non-blocking call in a loop, a "
+            "busy-wait on the clock) never lets virtual time pass, since time moves only when nothing is "
+            "runnable. Block instead: io_context::run(), a synchronous socket call, timer.wait(). ";
+    } else if (last.kind == event_kind::handler) {
       os << "The last handler ran on host '" << host_name(last.host) << "' (io_context #" << last.a << "). ";
+    }
   }
   os << "A handler may be re-posting itself forever, or a periodic timer never stops: bound the run "
         "with world::run_for or world::run_until, or raise world_options::max_steps.";
@@ -589,6 +605,10 @@ std::string world_core::diagnostics() const {
       os << "\n    " << other
          << " held by work guards or tracked executors (executor_work_guard, a strand or handler "
             "keeping work, an operation of another kind)";
+  }
+  if (!processes_.empty()) {
+    any = any || any_live_process();
+    describe_processes(os);
   }
   if (!any) os << " no outstanding work";
   if (!heap_.empty())

@@ -173,7 +173,7 @@ class basic_socket : public boost::asio::socket_base {
   }
   void connect(const endpoint_type& peer, boost::system::error_code& ec) {
     check_thread();
-    if (service_->ctx().core != nullptr && service_->ctx().core->running()) {
+    if (service_->ctx().core != nullptr && service_->ctx().core->running() && !service_->ctx().core->in_process()) {
       ec = error::would_block;  // a handshake can never finish inside a handler
       return;
     }

@@ -3,6 +3,7 @@
 #define SIMASIO_HOST_HPP
 
 #include <simasio/detail/host_state.hpp>
+#include <simasio/process.hpp>
 #include <simasio/world_options.hpp>
 
 #include <boost/asio/ip/address.hpp>
@@ -10,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace simasio {
 
@@ -46,6 +48,26 @@ class host {
   /// a host that is up crashes its process first (a reboot).
   void restart();
   bool up() const noexcept { return state_.up; }
+
+  /// Runs @p main as a simulated process of this host, on a stack of its
+  /// own (world_options::process_stack_size). It starts when the scheduler
+  /// picks it, like a posted handler, and from then on runs until it
+  /// blocks: io_context::run*() and poll*(), and every synchronous socket,
+  /// acceptor, timer and resolver call suspend the process (not the world)
+  /// until they can complete. A default-constructed io_context made inside
+  /// it joins this host. It ends when @p main returns; an exception that
+  /// escapes @p main leaves the world's run, as a handler's would. A crash
+  /// of the host unwinds its stack (README, "Running a main() on a host");
+  /// spawn again from on_boot, which restart() runs.
+  /// @par Determinism
+  /// Which runnable process or context goes next is one scheduler draw.
+  /// @throws usage_error if the host is down.
+  process spawn(std::function<void()> main);
+  /// Runs an unmodified `int main(int argc, char** argv)` as a process of
+  /// this host: argv holds @p args (args[0] is the program name) and a final
+  /// null pointer, alive for as long as the process runs; main's return
+  /// value is process::exit_code(). As spawn().
+  process spawn_main(std::function<int(int, char**)> main, std::vector<std::string> args);
   /// How the host was last taken down (meaningful while !up()).
   crash_kind last_crash() const noexcept { return state_.power_crash ? crash_kind::power : crash_kind::process; }
 
@@ -66,6 +88,7 @@ class host {
   friend class world;
   host(world& w, std::uint32_t id, std::string name, boost::asio::ip::address addr);
   void boot();
+  void crash_only(crash_kind kind);  // crash() without ending the calling process
 
   world* world_;
   detail::host_state state_;

@@ -4,7 +4,8 @@
 //
 //   world.hpp, world_options.hpp  the universe: hosts, virtual time, run/run_for/run_until,
 //                                 invariants (always), seeded draws, trace hash
-//   host.hpp                      a machine: address, clock skew, crash/restart, boot
+//   host.hpp                      a machine: address, clock skew, crash/restart, boot, spawn
+//   process.hpp                   a simulated process (host::spawn): a main() on its own stack
 //   io_context.hpp                the drop-in io_context and its standard executor
 //   clock.hpp                     simasio::steady_clock / system_clock (virtual time)
 //   basic_waitable_timer.hpp      steady_timer, system_timer, high_resolution_timer
@@ -44,6 +45,7 @@
 #include <simasio/host.hpp>
 #include <simasio/io_context.hpp>
 #include <simasio/log/log.hpp>
+#include <simasio/process.hpp>
 #include <simasio/random/rng.hpp>
 #include <simasio/random/tape.hpp>
 #include <simasio/random/tape_file.hpp>

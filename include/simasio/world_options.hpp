@@ -52,6 +52,9 @@ struct world_options {
   std::uint64_t pct_horizon = 10'000;                   ///< pct: steps over which change points are spread
   link_config link{};                                   ///< default for every link
   std::uint64_t max_steps = 50'000'000;                 ///< runaway guard -> simasio::runaway_error
+  /// Stack of each simulated process (host::spawn): mapped on demand, with a
+  /// guard page below it, so only the pages a process touches cost memory.
+  std::size_t process_stack_size = std::size_t{1} << 20;
   bool record_trace = false;                            ///< keep every trace event (not just hash and ring)
   std::size_t record_trace_limit = static_cast<std::size_t>(-1) / 4;  ///< record_trace keeps about the last this many
   bool record_trace_first = false;  ///< record_trace_limit keeps the first events instead of the last

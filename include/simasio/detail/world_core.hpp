@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <iosfwd>
 #include <limits>
 #include <map>
 #include <memory>
@@ -25,11 +26,17 @@
 namespace boost::asio {
 class execution_context;
 }
+namespace simasio {
+class host;
+}
 
 namespace simasio::detail {
 
 class world_core;
 class timer_service;
+struct process_state;
+struct process_resume_op;
+struct process_status;
 
 // An owner of pending (not yet ready) operations on a context: a timer
 // service, a socket service. Crashes and shutdown abandon them; stall
@@ -68,7 +75,26 @@ struct context_state {
   // polled after each step of this context (escape.hpp).
   bool context_queried = false;
   void* real_scheduler = nullptr;
+  std::uint64_t handlers_run = 0;  // steps taken; a process in run_one()/run() counts them
 };
+
+// The context ids of simulated processes (process.cpp) in the trace: a
+// process is scheduled like a context, under an id of its own above every
+// io_context's.
+inline constexpr std::uint32_t process_context_base = 0x8000'0000u;
+
+// A wake-up for a process's pending blocking call: which process, and which
+// of its waits (a stale one, from a wait that already ended, does nothing).
+struct process_wakeup {
+  world_core* core = nullptr;
+  std::uint32_t pid = 0;
+  std::uint64_t generation = 0;
+  void operator()() const;
+};
+
+// Thrown at a process's suspension point when its host crashed: it unwinds
+// the process's stack. Deliberately not a std::exception.
+struct process_exit {};
 
 // The usage_error for an object (a `kind`: "steady_timer", "TCP socket",
 // ...) of an io_context that outlived its world; it names the host and the
@@ -185,6 +211,48 @@ class world_core {
   // The host whose clock simasio's clocks read now, or nullptr (world time).
   const host_state* clock_host() const noexcept { return current_ != nullptr ? current_->host : booting_; }
 
+  // ---- simulated processes (process.cpp) -----------------------------------
+  // Starts `main` as a process of `host` (its own stack, a fiber): it first
+  // runs when the scheduler picks it, like a posted handler.
+  std::shared_ptr<const process_status> spawn(simasio::host& host, host_state& state, std::function<int()> main);
+  // Code running on a process's stack (a blocking call may suspend it).
+  bool in_process() const noexcept { return current_process_ != nullptr; }
+  // The host of the running process (in_process() only).
+  simasio::host& process_host() const noexcept;
+  // A wake-up for the running process's next suspension.
+  process_wakeup prepare_wait() noexcept;
+  // Suspends the running process until a wake-up of its current wait
+  // arrives; other processes and handlers run meanwhile. False (at once)
+  // when the process is dying and must not block: return an error. Throws
+  // process_exit when its host crashed while it was suspended.
+  bool suspend();
+  // Called first by every blocking call in a process: false when it is
+  // dying and must return an error instead (a destructor during its
+  // unwinding); throws process_exit when its host crashed.
+  bool may_block();
+  // The running process's blocking call is about to suspend on `what`
+  // (named in stall reports).
+  void waiting_for(const char* what) noexcept;
+  // A blocking wait until world time `when` (a timer's wait()).
+  bool sleep_until(duration when);
+  // io_context::run*() inside a process: waits until limits.target is out
+  // of work, stopped, ran target_max handlers or the deadline passed.
+  run_result process_run(const run_limits& limits);
+  // io_context::poll*() inside a process: lets the world take one turn (a
+  // scheduling point; virtual time does not move while a process is runnable).
+  std::size_t process_poll(context_state& ctx, std::size_t max);
+  // A crash of `host`: unwinds its processes' stacks (process_exit at each
+  // suspension point); a process of the host that called crash() itself is
+  // marked and must throw process_exit once the crash is done.
+  void kill_processes(host_state& host);
+  // After a crash: throws process_exit if the running process was killed by
+  // it (it crashed its own host), or the usage_error of a killed process
+  // that swallowed its process_exit.
+  void exit_if_killed();
+  // The world ends: unwinds every process still alive.
+  void kill_all_processes() noexcept;
+  void wake(std::uint32_t pid, std::uint64_t generation);
+
   void always(std::string name, std::function<bool()> invariant);
   void sometimes(std::string name, std::function<bool()> condition);
   // Names of declared sometimes-conditions, and whether each was reached.
@@ -262,6 +330,18 @@ class world_core {
   void check_invariants();
   [[noreturn]] void throw_runaway();
   std::string host_name(std::uint32_t id) const;
+  // processes (process.cpp)
+  friend struct process_state;
+  friend struct process_resume_op;
+  void resume_process(process_state& p);
+  void switch_to(process_state& p);
+  void end_process(process_state& p, int how) noexcept;
+  void kill(process_state& p);
+  void check_run_waiters();
+  bool any_live_process() const noexcept;
+  void describe_processes(std::ostream& os) const;
+  void detach_waits(process_state& p) noexcept;
+  [[noreturn]] void throw_parked(process_state& p);
 
   world_options opts_;
   duration now_{0};
@@ -312,6 +392,14 @@ class world_core {
   };
   std::vector<std::unique_ptr<real_timerfd>> real_timerfds_;
   bool real_timerfds_dirty_ = false;
+  // Simulated processes; none in a world that never spawns.
+  struct process_deleter {
+    void operator()(process_state* p) const noexcept;  // process.cpp, where process_state is complete
+  };
+  std::vector<std::unique_ptr<process_state, process_deleter>> processes_;  // by pid
+  std::vector<process_state*> run_waiters_;  // processes in io_context::run*(), in order of waiting
+  process_state* current_process_ = nullptr;
+  std::exception_ptr process_misuse_;  // a killed process that swallowed its process_exit
 };
 
 // The checks every use of an I/O object makes before it touches the world,

@@ -45,6 +45,10 @@ enum class event_kind : std::uint8_t {
                      ///< boost::asio::error value ("connection", "error", e.g. "connection_reset")
   tcp_close = 16,    ///< a TCP socket closed: a = connection id, b = 1 if abortive ("connection", "abortive")
   signal = 17,       ///< host::raise: a = signal number ("signal")
+  process_spawn = 18,  ///< host::spawn: a = process id ("process"). The process's steps are handler
+                       ///< events whose context is process_context_base + its id
+  process_end = 19,    ///< a process ended: a = process id, b = 0 returned, 1 threw, 2 killed by a crash
+                       ///< or the world's end ("process", "how": "returned", "threw" or "killed")
 };
 
 /// Why a packet was lost: net_drop's b.

@@ -1,0 +1,47 @@
+// simasio/process.hpp — a simulated process: a function (a main()) running on its own stack on a host
+#ifndef SIMASIO_PROCESS_HPP
+#define SIMASIO_PROCESS_HPP
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+namespace simasio {
+
+namespace detail {
+// What a process handle reads; written by the world (process.cpp).
+struct process_status {
+  std::uint32_t id = 0;
+  bool ended = false;
+  bool killed = false;  // ended by its host's crash, or the world's end
+  bool threw = false;   // an exception escaped it (and failed the run)
+  std::optional<int> exit_code;
+};
+}  // namespace detail
+
+/// A handle to a simulated process started by host::spawn or
+/// host::spawn_main. Copyable; it outlives the process (and its world)
+/// safely, and reads what became of it.
+class process {
+ public:
+  /// A handle to no process.
+  process() = default;
+  explicit process(std::shared_ptr<const detail::process_status> s) noexcept : status_(std::move(s)) {}
+
+  /// The process id: spawn order in its world (0, 1, ...).
+  std::uint32_t id() const noexcept { return status_ ? status_->id : 0; }
+  /// True once its function returned, threw, or its host crashed.
+  bool ended() const noexcept { return status_ && status_->ended; }
+  /// True if a crash of its host (or the end of its world) ended it.
+  bool killed() const noexcept { return status_ && status_->killed; }
+  /// What its function returned: main()'s exit code (host::spawn_main), 0
+  /// for host::spawn; empty while it runs, or if it threw or was killed.
+  std::optional<int> exit_code() const noexcept { return status_ ? status_->exit_code : std::nullopt; }
+
+ private:
+  std::shared_ptr<const detail::process_status> status_;
+};
+
+}  // namespace simasio
+
+#endif  // SIMASIO_PROCESS_HPP

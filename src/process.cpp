@@ -1,0 +1,504 @@
+// process.cpp — simulated processes: functions on their own stacks (Boost.Context fibers), scheduled like contexts
+//
+// A process is a fiber with a scheduling state of its own (a context_state
+// that is not an io_context): when it can run, a resume operation sits in
+// that state's queue, and the world's strategy picks it among the runnable
+// contexts exactly as it picks a context (one draw, on the tape, a handler
+// event in the trace). Running that step switches to the fiber; the fiber
+// runs until its next blocking call, which registers a wake-up (an
+// operation's completion, a timed event, a context running out of work)
+// and switches back. So the fiber never runs concurrently with a handler,
+// and a world that never spawns takes no path of this file.
+#include <simasio/detail/world_core.hpp>
+
+#include <simasio/detail/format.hpp>
+#include <simasio/error.hpp>
+#include <simasio/host.hpp>
+#include <simasio/process.hpp>
+
+#include <boost/context/fiber.hpp>
+#include <boost/context/protected_fixedsize_stack.hpp>
+
+#include <exception>
+#include <new>
+#include <ostream>
+#include <utility>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define SIMASIO_ASAN_FIBERS 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SIMASIO_ASAN_FIBERS 1
+#endif
+#endif
+#if defined(SIMASIO_ASAN_FIBERS)
+#include <sanitizer/common_interface_defs.h>
+#include <sanitizer/lsan_interface.h>
+#endif
+
+namespace simasio::detail {
+
+namespace {
+
+// AddressSanitizer must be told about every switch between stacks (else an
+// exception thrown on a fiber, or a fiber's frames, look like stack
+// corruption). Boost.Context's fcontext fibers do not say it themselves.
+#if defined(SIMASIO_ASAN_FIBERS)
+void start_switch(void** fake_stack, const void* bottom, std::size_t size) noexcept {
+  __sanitizer_start_switch_fiber(fake_stack, bottom, size);
+}
+void finish_switch(void* fake_stack, const void** bottom, std::size_t* size) noexcept {
+  __sanitizer_finish_switch_fiber(fake_stack, bottom, size);
+}
+// A parked process's stack is kept for good: what it points to is not a leak.
+void keep_stack(const void* bottom, std::size_t size) noexcept { __lsan_register_root_region(bottom, size); }
+#else
+void start_switch(void**, const void*, std::size_t) noexcept {}
+void finish_switch(void*, const void**, std::size_t*) noexcept {}
+void keep_stack(const void*, std::size_t) noexcept {}
+#endif
+
+enum end_how : int { returned = 0, threw = 1, killed = 2 };
+
+}  // namespace
+
+// The step that resumes a process: one per process, posted when it may run.
+struct process_resume_op final : operation {
+  explicit process_resume_op(process_state* p) noexcept : operation(&do_complete), proc(p) {}
+  static void do_complete(operation* op, bool invoke);
+  process_state* proc;
+};
+
+struct process_state {
+  process_state(world_core& c, simasio::host& h, host_state& hs, std::uint32_t id, std::function<int()> m)
+      : core(&c), host(&h), pid(id), resume(this), alarm(&on_alarm, this), main(std::move(m)),
+        status(std::make_shared<process_status>()) {
+    sched.core = &c;
+    sched.host = &hs;
+    sched.id = process_context_base + id;
+    status->id = id;
+    alarm.context_id = sched.id;
+  }
+  ~process_state() {
+    // A parked process (it swallowed its process_exit) is left as it is:
+    // destroying its fiber would run its code again. Its stack is leaked.
+    if (fiber) new (&parked_storage) boost::context::fiber(std::move(fiber));
+  }
+
+  static void on_alarm(timed_event* ev) {
+    auto* p = static_cast<process_state*>(ev->owner());
+    p->core->wake(p->pid, p->generation);
+  }
+
+  enum class phase : std::uint8_t { fresh, running, blocked, ended };
+
+  world_core* core;
+  simasio::host* host;
+  std::uint32_t pid;
+  context_state sched;  // its place among the runnable contexts
+  process_resume_op resume;
+  timed_event alarm;  // timer waits and run_for deadlines
+  std::function<int()> main;
+  boost::context::fiber fiber;   // the process while it is suspended
+  boost::context::fiber caller;  // whoever resumed it, while it runs
+  phase state = phase::fresh;
+  bool resume_queued = false;
+  bool wake_pending = false;  // woken before it got to suspend
+  bool killed = false;        // its host crashed (or the world ends)
+  bool exit_thrown = false;   // process_exit was thrown on its stack
+  bool parked = false;        // it swallowed process_exit: never resumed again
+  bool dying = false;         // its function is over; captured state is being destroyed
+  int how = returned;
+  std::uint64_t generation = 0;
+  const char* waiting_for = "";
+  std::exception_ptr error;
+  std::shared_ptr<process_status> status;
+  // io_context::run*() in progress
+  const context_state* run_target = nullptr;
+  std::uint64_t run_start = 0;
+  std::size_t run_max = 0;
+  // AddressSanitizer's view of the stacks
+  void* fake_stack = nullptr;
+  const void* stack_bottom = nullptr;
+  std::size_t stack_size = 0;
+  const void* from_bottom = nullptr;
+  std::size_t from_size = 0;
+  alignas(boost::context::fiber) unsigned char parked_storage[sizeof(boost::context::fiber)];
+};
+
+void process_resume_op::do_complete(operation* op, bool invoke) {
+  process_state* p = static_cast<process_resume_op*>(op)->proc;
+  p->resume_queued = false;
+  if (invoke) p->core->resume_process(*p);
+}
+
+void process_wakeup::operator()() const {
+  if (core != nullptr) core->wake(pid, generation);
+}
+
+namespace {
+
+// protected_fixedsize_stack (a guard page under the stack turns an
+// overflow into a fault at once), telling the process where its stack is.
+class recording_stack {
+ public:
+  recording_stack(process_state& p, std::size_t size) : p_(&p), inner_(size) {}
+  boost::context::stack_context allocate() {
+    boost::context::stack_context s = inner_.allocate();
+    p_->stack_bottom = static_cast<char*>(s.sp) - s.size;
+    p_->stack_size = s.size;
+    return s;
+  }
+  void deallocate(boost::context::stack_context& s) noexcept { inner_.deallocate(s); }
+
+ private:
+  process_state* p_;
+  boost::context::protected_fixedsize_stack inner_;
+};
+
+// The fiber's body: the process's function, and what became of it.
+boost::context::fiber process_entry(process_state& p, boost::context::fiber&& caller) {
+  p.caller = std::move(caller);
+  finish_switch(p.fake_stack, &p.from_bottom, &p.from_size);
+  try {
+    const int code = p.main();
+    p.status->exit_code = code;
+    p.how = returned;
+  } catch (const process_exit&) {
+    p.how = killed;
+  } catch (...) {
+    if (p.killed) {
+      p.how = killed;  // whatever a dying process throws dies with it
+    } else {
+      p.error = std::current_exception();
+      p.how = threw;
+    }
+  }
+  // What the function captured is destroyed on its own stack, as a
+  // returning main() destroys its locals; it may not block any more.
+  p.dying = true;
+  p.main = nullptr;
+  p.state = process_state::phase::ended;
+  start_switch(nullptr, p.from_bottom, p.from_size);
+  return std::move(p.caller);
+}
+
+}  // namespace
+
+void world_core::process_deleter::operator()(process_state* p) const noexcept { delete p; }
+
+std::shared_ptr<const process_status> world_core::spawn(simasio::host& h, host_state& hs, std::function<int()> main) {
+  if (!hs.up)
+    throw usage_error("simasio: host::spawn on host '" + hs.name + "', which is down since its " +
+                      (hs.power_crash ? "power" : "process") + " crash at t=" + format_time(duration(hs.crashed_at_ns)) +
+                      "; a crashed host runs nothing. Spawn its processes in its on_boot function, which "
+                      "restart() runs again");
+  if (!main) throw usage_error("simasio: host::spawn on host '" + hs.name + "' was given an empty function");
+  const auto pid = static_cast<std::uint32_t>(processes_.size());
+  processes_.emplace_back(new process_state(*this, h, hs, pid, std::move(main)));
+  process_state& p = *processes_.back();
+  // pct: like a context's, a process's initial priority lies above every change point's.
+  if (opts_.strategy == strategy::pct)
+    p.sched.priority = static_cast<std::uint64_t>(opts_.pct_depth) +
+                       random(choice_purpose::scheduler).below(std::uint64_t{1} << 32);
+  record(event_kind::process_spawn, hs.id, pid);
+  p.resume_queued = true;
+  post_new(p.sched, &p.resume);
+  return p.status;
+}
+
+simasio::host& world_core::process_host() const noexcept { return *current_process_->host; }
+
+process_wakeup world_core::prepare_wait() noexcept {
+  process_state& p = *current_process_;
+  ++p.generation;
+  p.wake_pending = false;
+  return process_wakeup{this, p.pid, p.generation};
+}
+
+void world_core::wake(std::uint32_t pid, std::uint64_t generation) {
+  if (pid >= processes_.size()) return;
+  process_state& p = *processes_[pid];
+  if (p.generation != generation || p.killed) return;
+  switch (p.state) {
+    case process_state::phase::blocked:
+      if (!p.resume_queued) {
+        p.resume_queued = true;
+        post_new(p.sched, &p.resume);
+      }
+      break;
+    case process_state::phase::running:
+      p.wake_pending = true;
+      break;
+    case process_state::phase::fresh:
+    case process_state::phase::ended:
+      break;
+  }
+}
+
+// Runs p on its stack until it blocks or ends; the caller's scheduling
+// state is restored afterwards.
+void world_core::switch_to(process_state& p) {
+  process_state* const saved_process = current_process_;
+  context_state* const saved_current = current_;
+  struct restore {
+    world_core& core;
+    process_state* process;
+    context_state* current;
+    ~restore() {
+      core.current_process_ = process;
+      core.current_ = current;
+    }
+  } guard{*this, saved_process, saved_current};
+  if (p.state == process_state::phase::fresh) {
+    p.fiber = boost::context::fiber(std::allocator_arg, recording_stack(p, opts_.process_stack_size),
+                                    [&p](boost::context::fiber&& caller) { return process_entry(p, std::move(caller)); });
+  }
+  current_process_ = &p;
+  current_ = &p.sched;
+  p.state = process_state::phase::running;
+  void* fake = nullptr;
+  start_switch(&fake, p.stack_bottom, p.stack_size);
+  p.fiber = std::move(p.fiber).resume();
+  finish_switch(fake, nullptr, nullptr);
+}
+
+void world_core::resume_process(process_state& p) {
+  if (p.state == process_state::phase::ended || p.killed) return;
+  switch_to(p);
+  if (p.state == process_state::phase::ended) {
+    end_process(p, p.how);
+    if (p.how == threw) std::rethrow_exception(std::exchange(p.error, nullptr));
+  }
+}
+
+void world_core::end_process(process_state& p, int how) noexcept {
+  p.state = process_state::phase::ended;
+  p.status->ended = true;
+  p.status->killed = how == killed;
+  p.status->threw = how == threw;
+  record(event_kind::process_end, p.sched.host->id, p.pid, static_cast<std::uint64_t>(how));
+}
+
+bool world_core::may_block() {
+  process_state& p = *current_process_;
+  if (!p.killed && !p.dying) [[likely]]
+    return true;
+  if (p.dying || std::uncaught_exceptions() > 0) return false;  // a destructor while it unwinds: do not block
+  if (!p.exit_thrown) {
+    p.exit_thrown = true;
+    throw process_exit{};
+  }
+  // It caught process_exit (catch (...) without a rethrow) and went on to
+  // a blocking call again: it would never end. Park it for good; the crash
+  // that killed it fails with this.
+  p.parked = true;
+  if (!process_misuse_)
+    process_misuse_ = std::make_exception_ptr(usage_error(
+        "simasio: process #" + std::to_string(p.pid) + " of host '" + p.sched.host->name +
+        "' was ended by its host's crash, but caught the process_exit simasio threw at its blocking call "
+        "(a catch (...) that does not rethrow) and called a blocking function again. A process ends when its "
+        "host crashes: rethrow what catch (...) catches, or catch std::exception instead. The process is "
+        "parked for good, its stack leaked"));
+  keep_stack(p.stack_bottom, p.stack_size);
+  p.state = process_state::phase::blocked;
+  start_switch(&p.fake_stack, p.from_bottom, p.from_size);
+  p.caller = std::move(p.caller).resume();
+  std::terminate();  // never resumed
+}
+
+bool world_core::suspend() {
+  process_state& p = *current_process_;
+  if (!may_block()) return false;
+  if (p.wake_pending) {
+    p.wake_pending = false;
+    return true;
+  }
+  p.state = process_state::phase::blocked;
+  start_switch(&p.fake_stack, p.from_bottom, p.from_size);
+  p.caller = std::move(p.caller).resume();
+  finish_switch(p.fake_stack, &p.from_bottom, &p.from_size);
+  if (p.killed && !p.exit_thrown) {
+    p.exit_thrown = true;
+    throw process_exit{};
+  }
+  return true;
+}
+
+void world_core::waiting_for(const char* what) noexcept { current_process_->waiting_for = what; }
+
+void world_core::detach_waits(process_state& p) noexcept {
+  cancel(p.alarm);
+  if (p.run_target != nullptr) {
+    p.run_target = nullptr;
+    for (auto it = run_waiters_.begin(); it != run_waiters_.end(); ++it)
+      if (*it == &p) {
+        run_waiters_.erase(it);
+        break;
+      }
+  }
+  p.waiting_for = "";
+}
+
+bool world_core::sleep_until(duration when) {
+  process_state& p = *current_process_;
+  struct leave {
+    world_core& core;
+    process_state& p;
+    ~leave() { core.detach_waits(p); }
+  } guard{*this, p};
+  while (now_ < when) {
+    prepare_wait();
+    if (when == duration::max()) {
+      p.waiting_for = "a timer's wait() that never expires";  // a hang: the world stalls
+    } else {
+      p.waiting_for = "a timer's wait()";
+      schedule(p.alarm, when);
+    }
+    if (!suspend()) return false;
+  }
+  return true;
+}
+
+run_result world_core::process_run(const run_limits& limits) {
+  process_state& p = *current_process_;
+  const context_state& t = *limits.target;
+  struct leave {
+    world_core& core;
+    process_state& p;
+    ~leave() { core.detach_waits(p); }
+  } guard{*this, p};
+  run_result r;
+  if (!may_block()) {
+    r.end = run_end::stopped;
+    return r;
+  }
+  const std::uint64_t start = t.handlers_run;
+  for (;;) {
+    r.target_handlers = static_cast<std::size_t>(t.handlers_run - start);
+    if (t.stopped) {
+      r.end = run_end::stopped;
+      break;
+    }
+    if (t.work <= 0) {
+      r.end = run_end::target_idle;
+      break;
+    }
+    if (r.target_handlers >= limits.target_max) {
+      r.end = run_end::target_count;
+      break;
+    }
+    if (now_ >= limits.deadline) {
+      r.end = run_end::deadline;
+      break;
+    }
+    prepare_wait();
+    if (p.run_target == nullptr) run_waiters_.push_back(&p);
+    p.run_target = &t;
+    p.run_start = start;
+    p.run_max = limits.target_max;
+    p.waiting_for = "io_context::run()";
+    if (limits.deadline != duration::max()) schedule(p.alarm, limits.deadline);
+    if (!suspend()) {
+      r.end = run_end::stopped;
+      break;
+    }
+  }
+  return r;
+}
+
+void world_core::check_run_waiters() {
+  for (std::size_t i = 0; i < run_waiters_.size(); ++i) {
+    const process_state& p = *run_waiters_[i];
+    const context_state& t = *p.run_target;
+    if (t.stopped || t.work <= 0 || t.handlers_run - p.run_start >= p.run_max) wake(p.pid, p.generation);
+  }
+}
+
+std::size_t world_core::process_poll(context_state& ctx, std::size_t max) {
+  process_state& p = *current_process_;
+  if (!may_block()) return 0;
+  const std::uint64_t start = ctx.handlers_run;
+  // A scheduling point: p is runnable again at once, and the world takes a
+  // turn (perhaps p's own) before it goes on.
+  prepare_wait();
+  p.waiting_for = "io_context::poll()";
+  if (!p.killed && !p.dying && !p.resume_queued) {
+    p.resume_queued = true;
+    post_new(p.sched, &p.resume);
+  }
+  p.wake_pending = false;
+  if (!suspend()) return 0;
+  p.waiting_for = "";
+  const std::uint64_t n = ctx.handlers_run - start;
+  return n < max ? static_cast<std::size_t>(n) : max;
+}
+
+void world_core::kill(process_state& p) {
+  if (p.state == process_state::phase::ended) return;
+  p.killed = true;
+  if (p.resume_queued) {
+    make_unrunnable(p.sched);
+    while (!p.sched.ready.empty()) {
+      p.sched.ready.pop();
+      --p.sched.work;
+    }
+    p.resume_queued = false;
+  }
+  if (p.state == process_state::phase::fresh) {
+    p.main = nullptr;  // it never ran
+    end_process(p, killed);
+    return;
+  }
+  // The running process (it crashed its own host) and the processes that
+  // resumed it throw process_exit at their next blocking call; a parked
+  // one stays as it is.
+  if (p.state != process_state::phase::blocked || p.parked) return;
+  detach_waits(p);
+  switch_to(p);
+  if (p.state == process_state::phase::ended) end_process(p, killed);
+}
+
+void world_core::kill_processes(host_state& host) {
+  for (std::size_t i = 0; i < processes_.size(); ++i) {
+    process_state& p = *processes_[i];
+    if (p.sched.host == &host) kill(p);
+  }
+}
+
+void world_core::exit_if_killed() {
+  if (process_misuse_) std::rethrow_exception(std::exchange(process_misuse_, nullptr));
+  if (current_process_ == nullptr || !current_process_->killed || current_process_->exit_thrown) return;
+  current_process_->exit_thrown = true;
+  throw process_exit{};
+}
+
+bool world_core::any_live_process() const noexcept {
+  for (const auto& p : processes_)
+    if (p->state != process_state::phase::ended && !p->parked && p->sched.host->up) return true;
+  return false;
+}
+
+void world_core::describe_processes(std::ostream& os) const {
+  for (const auto& p : processes_) {
+    if (p->state == process_state::phase::ended) continue;
+    os << "\n  process #" << p->pid << " of host '" << p->sched.host->name << "': ";
+    if (p->parked) os << "parked (it swallowed its process_exit)";
+    else if (p->resume_queued) os << "runnable";
+    else if (p->state == process_state::phase::blocked) os << "blocked in " << p->waiting_for;
+    else os << "running";
+  }
+}
+
+void world_core::kill_all_processes() noexcept {
+  for (std::size_t i = 0; i < processes_.size(); ++i) {
+    try {
+      kill(*processes_[i]);
+    } catch (...) {
+      // The world ends: nothing is left to report to.
+    }
+  }
+  process_misuse_ = nullptr;
+}
+
+}  // namespace simasio::detail
