@@ -376,18 +376,7 @@ run_result world_core::process_run(const run_limits& limits) {
   const std::uint64_t start = t.handlers_run;
   for (;;) {
     r.target_handlers = static_cast<std::size_t>(t.handlers_run - start);
-    if (t.stopped) {
-      r.end = run_end::stopped;
-      break;
-    }
-    if (t.work <= 0) {
-      r.end = run_end::target_idle;
-      break;
-    }
-    if (r.target_handlers >= limits.target_max) {
-      r.end = run_end::target_count;
-      break;
-    }
+    if (target_run_ends(limits, r.target_handlers, r.end)) break;
     if (now_ >= limits.deadline) {
       r.end = run_end::deadline;
       break;

@@ -350,21 +350,7 @@ void world_core::run_loop(const run_limits& limits, run_result& r) {
       r.end = run_end::stopped;
       break;
     }
-    if (limits.target != nullptr) {
-      const context_state& t = *limits.target;
-      if (t.stopped) {
-        r.end = run_end::stopped;
-        break;
-      }
-      if (t.work <= 0) {
-        r.end = run_end::target_idle;
-        break;
-      }
-      if (r.target_handlers >= limits.target_max) {
-        r.end = run_end::target_count;
-        break;
-      }
-    }
+    if (limits.target != nullptr && target_run_ends(limits, r.target_handlers, r.end)) break;
     if (limits.until != nullptr && (*limits.until)()) {
       r.end = run_end::done;
       break;

@@ -127,6 +127,23 @@ struct run_limits {
 
 enum class run_end { quiescent, stalled, deadline, done, stopped, target_idle, target_count };
 
+// Why a run driving `limits.target` (io_context::run*) ends after
+// `target_handlers` of its handlers, or nothing: it was stopped, ran out of
+// work, or ran as many as asked. (world_core::run_loop, process runs.)
+inline bool target_run_ends(const run_limits& limits, std::size_t target_handlers, run_end& end) {
+  const context_state& t = *limits.target;
+  if (t.stopped) {
+    end = run_end::stopped;
+  } else if (t.work <= 0) {
+    end = run_end::target_idle;
+  } else if (target_handlers >= limits.target_max) {
+    end = run_end::target_count;
+  } else {
+    return false;
+  }
+  return true;
+}
+
 struct run_result {
   std::size_t handlers = 0;         // all handlers run
   std::size_t target_handlers = 0;  // handlers of run_limits::target
