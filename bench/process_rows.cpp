@@ -6,8 +6,12 @@
 #include <simasio/simasio.hpp>
 
 #include <array>
+#include <condition_variable>
+#include <mutex>
 #include <stdexcept>
 #include <string>
+#include <thread>
+#include <vector>
 
 namespace bench {
 namespace {
@@ -80,6 +84,60 @@ std::size_t sync_clients(std::uint64_t seeds) {
   return seeds;
 }
 
+// Two threads handing a token back and forth n times through a mutex and a
+// condition variable: inside a simulated process (simasio::interpose makes
+// them fibers), or as real threads when no world runs.
+std::size_t ping_pong(std::size_t n) {
+  std::mutex m;
+  std::condition_variable cv;
+  std::size_t turn = 0;
+  auto player = [&](std::size_t parity) {
+    std::unique_lock<std::mutex> lock(m);
+    while (turn < 2 * n) {
+      cv.wait(lock, [&] { return turn % 2 == parity || turn >= 2 * n; });
+      if (turn >= 2 * n) break;
+      ++turn;
+      cv.notify_one();
+    }
+  };
+  std::thread a(player, 0), b(player, 1);
+  a.join();
+  b.join();
+  return n;
+}
+
+std::size_t simulated_ping_pong(std::size_t n) {
+  simasio::world w(1);
+  w.add_host("h").spawn([n] { ping_pong(n); });
+  w.run();
+  return n;
+}
+
+// Four threads adding to one counter under a mutex, n locks in all.
+std::size_t locked_increments(std::size_t n) {
+  std::mutex m;
+  std::size_t counter = 0;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&] {
+      for (std::size_t i = 0; i < n / 4; ++i) {
+        std::lock_guard<std::mutex> lock(m);
+        ++counter;
+      }
+    });
+  for (auto& t : threads) t.join();
+  if (counter != n / 4 * 4) throw std::runtime_error("locked increments lost updates");
+  return counter;
+}
+
+std::size_t simulated_locked_increments(std::size_t n) {
+  simasio::world w(1);
+  std::size_t done = 0;
+  w.add_host("h").spawn([n, &done] { done = locked_increments(n); });
+  w.run();
+  return done;
+}
+
 }  // namespace
 
 void process_rows(const settings& s, std::vector<row>& rows) {
@@ -94,6 +152,17 @@ void process_rows(const settings& s, std::vector<row>& rows) {
   const std::uint64_t seeds = s.quick ? 50 : 1000;
   rows.push_back({"3 hosts: blocking echo server + 2 blocking client processes, 5 lines each, 1% loss (seeds/s)",
                   best_rate(s.reps(), [&] { return sync_clients(seeds); }), 0, "", "", true, "/s"});
+  // simasio::interpose: the same threaded code as simulated threads of a
+  // process, and as real threads (no world runs), round trips and locks/s.
+  const std::size_t trips = s.quick ? 10'000 : 200'000;
+  const paired pp = paired_rates(s.reps(), [&] { return simulated_ping_pong(trips); }, [&] { return ping_pong(trips); });
+  rows.push_back({"2 threads, condition-variable ping-pong: simulated threads of a process vs real threads (round trips/s)",
+                  pp.a, pp.b, times(pp.ratio), "", true, "/s"});
+  const std::size_t locks = s.quick ? 40'000 : 800'000;
+  const paired lk =
+      paired_rates(s.reps(), [&] { return simulated_locked_increments(locks); }, [&] { return locked_increments(locks); });
+  rows.push_back({"4 threads, mutex-protected increments: simulated threads of a process vs real threads (locks/s)",
+                  lk.a, lk.b, times(lk.ratio), "", true, "/s"});
 }
 
 }  // namespace bench

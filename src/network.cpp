@@ -89,7 +89,8 @@ boost::system::error_code lookup(simasio::detail::net_core& net, std::uint32_t f
 
 boost::system::error_code lookup_service(std::string_view service, std::uint16_t& port) {
   static constexpr std::pair<std::string_view, std::uint16_t> known[] = {
-      {"ftp", 21}, {"ssh", 22}, {"telnet", 23}, {"smtp", 25}, {"domain", 53}, {"http", 80},
+      {"echo", 7}, {"discard", 9}, {"daytime", 13}, {"ftp", 21}, {"ssh", 22}, {"telnet", 23}, {"smtp", 25},
+      {"time", 37}, {"domain", 53}, {"http", 80},
       {"pop3", 110}, {"imap", 143}, {"https", 443}, {"redis", 6379}, {"http-alt", 8080}};
   if (service.empty()) {
     port = 0;

@@ -9,17 +9,19 @@
 // operation's completion, a timed event, a context running out of work)
 // and switches back. So the fiber never runs concurrently with a handler,
 // and a world that never spawns takes no path of this file.
-#include <simasio/detail/world_core.hpp>
+#include "process_state.hpp"
 
 #include <simasio/detail/format.hpp>
 #include <simasio/error.hpp>
 #include <simasio/host.hpp>
 #include <simasio/process.hpp>
 
-#include <boost/context/fiber.hpp>
 #include <boost/context/protected_fixedsize_stack.hpp>
 
+#include <cxxabi.h>
+
 #include <exception>
+#include <mutex>
 #include <new>
 #include <ostream>
 #include <utility>
@@ -58,73 +60,7 @@ void finish_switch(void*, const void**, std::size_t*) noexcept {}
 void keep_stack(const void*, std::size_t) noexcept {}
 #endif
 
-enum end_how : int { returned = 0, threw = 1, killed = 2 };
-
 }  // namespace
-
-// The step that resumes a process: one per process, posted when it may run.
-struct process_resume_op final : operation {
-  explicit process_resume_op(process_state* p) noexcept : operation(&do_complete), proc(p) {}
-  static void do_complete(operation* op, bool invoke);
-  process_state* proc;
-};
-
-struct process_state {
-  process_state(world_core& c, simasio::host& h, host_state& hs, std::uint32_t id, std::function<int()> m)
-      : core(&c), host(&h), pid(id), resume(this), alarm(&on_alarm, this), main(std::move(m)),
-        status(std::make_shared<process_status>()) {
-    sched.core = &c;
-    sched.host = &hs;
-    sched.id = process_context_base + id;
-    status->id = id;
-    alarm.context_id = sched.id;
-  }
-  ~process_state() {
-    // A parked process (it swallowed its process_exit) is left as it is:
-    // destroying its fiber would run its code again. Its stack is leaked.
-    if (fiber) new (&parked_storage) boost::context::fiber(std::move(fiber));
-  }
-
-  static void on_alarm(timed_event* ev) {
-    auto* p = static_cast<process_state*>(ev->owner());
-    p->core->wake(p->pid, p->generation);
-  }
-
-  enum class phase : std::uint8_t { fresh, running, blocked, ended };
-
-  world_core* core;
-  simasio::host* host;
-  std::uint32_t pid;
-  context_state sched;  // its place among the runnable contexts
-  process_resume_op resume;
-  timed_event alarm;  // timer waits and run_for deadlines
-  std::function<int()> main;
-  boost::context::fiber fiber;   // the process while it is suspended
-  boost::context::fiber caller;  // whoever resumed it, while it runs
-  phase state = phase::fresh;
-  bool resume_queued = false;
-  bool wake_pending = false;  // woken before it got to suspend
-  bool killed = false;        // its host crashed (or the world ends)
-  bool exit_thrown = false;   // process_exit was thrown on its stack
-  bool parked = false;        // it swallowed process_exit: never resumed again
-  bool dying = false;         // its function is over; captured state is being destroyed
-  int how = returned;
-  std::uint64_t generation = 0;
-  const char* waiting_for = "";
-  std::exception_ptr error;
-  std::shared_ptr<process_status> status;
-  // io_context::run*() in progress
-  const context_state* run_target = nullptr;
-  std::uint64_t run_start = 0;
-  std::size_t run_max = 0;
-  // AddressSanitizer's view of the stacks
-  void* fake_stack = nullptr;
-  const void* stack_bottom = nullptr;
-  std::size_t stack_size = 0;
-  const void* from_bottom = nullptr;
-  std::size_t from_size = 0;
-  alignas(boost::context::fiber) unsigned char parked_storage[sizeof(boost::context::fiber)];
-};
 
 void process_resume_op::do_complete(operation* op, bool invoke) {
   process_state* p = static_cast<process_resume_op*>(op)->proc;
@@ -187,6 +123,45 @@ boost::context::fiber process_entry(process_state& p, boost::context::fiber&& ca
 
 void world_core::process_deleter::operator()(process_state* p) const noexcept { delete p; }
 
+namespace {
+
+// The fiber running on this OS thread, if any.
+constinit thread_local process_state* running_fiber_tls = nullptr;
+
+std::terminate_handler previous_terminate = nullptr;
+
+// A killed process whose unwinding calls std::terminate (the destructor of
+// a std::thread still joinable, a destructor that throws) is not the end
+// of the test program: as the kernel discards a crashed process, the rest
+// of that stack is discarded, never run.
+[[noreturn]] void on_terminate() {
+  process_state* p = running_fiber_tls;
+  if (p != nullptr && p->killed && !p->parked) p->core->abandon(*p);
+  if (previous_terminate != nullptr) previous_terminate();
+  std::abort();
+}
+
+}  // namespace
+
+[[noreturn]] void world_core::abandon(process_state& p) noexcept {
+  p.parked = true;
+  p.abandoned = true;
+  // The exception that was unwinding the stack (process_exit) stays in
+  // flight for good: this thread no longer counts it as uncaught.
+  if (std::uncaught_exceptions() > 0) {
+    struct eh_globals {  // the C++ ABI's per-thread exception state (libstdc++ and libc++abi)
+      void* caught;
+      unsigned int uncaught;
+    };
+    --reinterpret_cast<eh_globals*>(abi::__cxa_get_globals())->uncaught;
+  }
+  keep_stack(p.stack_bottom, p.stack_size);
+  p.state = process_state::phase::blocked;
+  start_switch(&p.fake_stack, p.from_bottom, p.from_size);
+  p.caller = std::move(p.caller).resume();
+  std::abort();  // never resumed
+}
+
 std::shared_ptr<const process_status> world_core::spawn(simasio::host& h, host_state& hs, std::function<int()> main) {
   if (!hs.up)
     throw usage_error("simasio: host::spawn on host '" + hs.name + "', which is down since its " +
@@ -195,6 +170,8 @@ std::shared_ptr<const process_status> world_core::spawn(simasio::host& h, host_s
                       "restart() runs again");
   if (!main) throw usage_error("simasio: host::spawn on host '" + hs.name + "' was given an empty function");
   const auto pid = static_cast<std::uint32_t>(processes_.size());
+  static std::once_flag terminate_installed;
+  std::call_once(terminate_installed, [] { previous_terminate = std::set_terminate(&on_terminate); });
   processes_.emplace_back(new process_state(*this, h, hs, pid, std::move(main)));
   process_state& p = *processes_.back();
   // pct: like a context's, a process's initial priority lies above every change point's.
@@ -257,10 +234,13 @@ void world_core::switch_to(process_state& p) {
   current_process_ = &p;
   current_ = &p.sched;
   p.state = process_state::phase::running;
+  process_state* const outer_fiber = running_fiber_tls;
+  running_fiber_tls = &p;
   void* fake = nullptr;
   start_switch(&fake, p.stack_bottom, p.stack_size);
   p.fiber = std::move(p.fiber).resume();
   finish_switch(fake, nullptr, nullptr);
+  running_fiber_tls = outer_fiber;
 }
 
 void world_core::resume_process(process_state& p) {
@@ -268,6 +248,7 @@ void world_core::resume_process(process_state& p) {
   switch_to(p);
   if (p.state == process_state::phase::ended) {
     end_process(p, p.how);
+    end_group_threads(p);
     if (p.how == threw) std::rethrow_exception(std::exchange(p.error, nullptr));
   }
 }
@@ -278,6 +259,21 @@ void world_core::end_process(process_state& p, int how) noexcept {
   p.status->killed = how == killed;
   p.status->threw = how == threw;
   record(event_kind::process_end, p.sched.host->id, p.pid, static_cast<std::uint64_t>(how));
+  // Threads blocked in pthread_join (std::thread::join) on it may go on.
+  for (sync_waiter* w : std::exchange(p.joiners, {})) {
+    w->woken = true;
+    wake(w->pid, w->generation);
+  }
+}
+
+// A process's function returned (or threw): as exit() does, that ends the
+// threads it started, which are unwound like a crash's.
+void world_core::end_group_threads(const process_state& main) {
+  if (main.is_thread) return;
+  for (std::size_t i = processes_.size(); i-- > main.pid + 1;) {
+    process_state& t = *processes_[i];
+    if (t.is_thread && t.group == main.pid && t.state != process_state::phase::ended) kill(t);
+  }
 }
 
 bool world_core::may_block() {
@@ -325,6 +321,34 @@ bool world_core::suspend() {
   return true;
 }
 
+bool world_core::suspend_quietly() {
+  process_state& p = *current_process_;
+  if (p.killed || p.dying || p.parked) return false;
+  if (p.wake_pending) {
+    p.wake_pending = false;
+    return true;
+  }
+  p.state = process_state::phase::blocked;
+  start_switch(&p.fake_stack, p.from_bottom, p.from_size);
+  p.caller = std::move(p.caller).resume();
+  finish_switch(p.fake_stack, &p.from_bottom, &p.from_size);
+  return !p.killed;
+}
+
+void world_core::yield_point() {
+  process_state& p = *current_process_;
+  if (p.killed || p.dying || p.parked) return;
+  prepare_wait();
+  p.waiting_for = "a scheduling point";
+  if (!p.resume_queued) {
+    p.resume_queued = true;
+    post_new(p.sched, &p.resume);
+  }
+  p.wake_pending = false;
+  suspend_quietly();
+  p.waiting_for = "";
+}
+
 void world_core::waiting_for(const char* what) noexcept { current_process_->waiting_for = what; }
 
 void world_core::detach_waits(process_state& p) noexcept {
@@ -366,8 +390,13 @@ run_result world_core::process_run(const run_limits& limits) {
   struct leave {
     world_core& core;
     process_state& p;
-    ~leave() { core.detach_waits(p); }
-  } guard{*this, p};
+    const context_state& t;
+    ~leave() {
+      core.detach_waits(p);
+      --t.runners;
+    }
+  } guard{*this, p, t};
+  ++t.runners;  // N threads in run() make the context a pool of N
   run_result r;
   if (!may_block()) {
     r.end = run_end::stopped;
@@ -445,11 +474,12 @@ void world_core::kill(process_state& p) {
   if (p.state != process_state::phase::blocked || p.parked) return;
   detach_waits(p);
   switch_to(p);
-  if (p.state == process_state::phase::ended) end_process(p, killed);
+  if (p.state == process_state::phase::ended || p.abandoned) end_process(p, killed);
 }
 
 void world_core::kill_processes(host_state& host) {
-  for (std::size_t i = 0; i < processes_.size(); ++i) {
+  // Newest first: a thread is unwound before the process whose objects it uses.
+  for (std::size_t i = processes_.size(); i-- > 0;) {
     process_state& p = *processes_[i];
     if (p.sched.host == &host) kill(p);
   }
@@ -480,7 +510,7 @@ void world_core::describe_processes(std::ostream& os) const {
 }
 
 void world_core::kill_all_processes() noexcept {
-  for (std::size_t i = 0; i < processes_.size(); ++i) {
+  for (std::size_t i = processes_.size(); i-- > 0;) {
     try {
       kill(*processes_[i]);
     } catch (...) {

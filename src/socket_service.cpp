@@ -244,10 +244,12 @@ std::pair<boost::system::error_code, std::size_t> run_sync(
 void throw_foreign_thread(const char* kind) {
   throw usage_error(std::string("simasio: a ") + kind +
                     " was used from a thread other than the one that created it; a simulated world and its "
-                    "sockets run on one thread, so a socket cannot be handed to a thread of its own (a thread "
-                    "per connection, as in std::thread(session, std::move(socket))). Serve each connection "
-                    "with asynchronous operations on the world's io_context instead (async_read_some and "
-                    "async_write, or co_spawn a coroutine per connection)");
+                    "sockets run on one OS thread, so a socket cannot be handed to a real thread of its own (a "
+                    "thread per connection, as in std::thread(session, std::move(socket))). Run that code as a "
+                    "process of its host (host.spawn) in a program linked with simasio::interpose, where "
+                    "std::thread starts a simulated thread of the host; or serve each connection with "
+                    "asynchronous operations on the world's io_context (async_read_some and async_write, or "
+                    "co_spawn a coroutine per connection)");
 }
 
 void throw_socket_error(const boost::system::error_code& ec, const char* what) {

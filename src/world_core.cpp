@@ -221,7 +221,7 @@ std::size_t world_core::pick_among_many() {
 }
 
 operation* world_core::take_operation(context_state& ctx, std::size_t index) {
-  if (ctx.concurrency == 1 || ctx.ready.size() == 1 || opts_.strategy == strategy::fifo) {
+  if ((ctx.concurrency == 1 && ctx.runners < 2) || ctx.ready.size() == 1 || opts_.strategy == strategy::fifo) {
     operation* op = ctx.ready.pop();
     if (ctx.ready.empty()) {
       if (runnable_.size() == 1) runnable_.clear();

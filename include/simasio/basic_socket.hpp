@@ -13,7 +13,7 @@
 #include <boost/system/error_code.hpp>
 
 #include <cstdint>
-#include <thread>
+#include <simasio/detail/current.hpp>
 #include <type_traits>
 #include <utility>
 
@@ -376,14 +376,14 @@ class basic_socket : public boost::asio::socket_base {
   // the socket; reads nothing of the world, which another thread may be
   // running (or may have destroyed).
   void check_thread() const {
-    if (std::this_thread::get_id() != thread_) [[unlikely]]
+    if (detail::os_thread() != thread_) [[unlikely]]
       detail::throw_foreign_thread(transport_of() == detail::transport::udp ? "UDP socket" : "TCP socket");
   }
 
   executor_type ex_;
   detail::socket_service* service_ = nullptr;
   detail::socket_state* state_ = nullptr;
-  std::thread::id thread_ = std::this_thread::get_id();  // the thread that created it
+  const void* thread_ = detail::os_thread();  // the OS thread that created it
 
  private:
   void init() {
@@ -395,7 +395,7 @@ class basic_socket : public boost::asio::socket_base {
     if (state_ == nullptr) return;
     // Destroyed on a foreign thread: the world is another thread's, so the
     // state is handed to its service, which frees it when the context goes.
-    if (std::this_thread::get_id() != thread_) [[unlikely]]
+    if (detail::os_thread() != thread_) [[unlikely]]
       service_->adopt_foreign(*state_);
     else
       service_->destroy(*state_);

@@ -19,7 +19,12 @@
 //   std::random_device::operator()          the world's entropy stream
 //   timerfd_settime                         Asio's reactor deadline, kept
 //                                           on virtual time by the world
-//   pthread_create                          refused (EPERM)
+//   pthread_create                          in a simulated process: a thread
+//                                           of it (a fiber); elsewhere refused (EPERM)
+//   pthread_join/detach/self, pthread_mutex_*, pthread_cond_*, nanosleep,
+//   clock_nanosleep, usleep, sleep, sched_yield, syscall(SYS_futex)
+//                                           in a process: block and wake its
+//                                           fibers (threads.cpp, syscall.cpp)
 //   socket, connect, send, sendto, sendmsg, sendmmsg   refused (-1, EPERM)
 //   getaddrinfo                             refused (EAI_FAIL)
 // A refused call reaches no kernel; the run then throws escape_error naming it.
@@ -35,6 +40,7 @@
 #include <dlfcn.h>
 #include <netdb.h>
 #include <pthread.h>
+#include <sched.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -87,6 +93,24 @@ SIMASIO_NEXT(rand, int (*)());
 SIMASIO_NEXT(random, long int (*)());
 SIMASIO_NEXT(timerfd_settime, int (*)(int, int, const itimerspec*, itimerspec*));
 SIMASIO_NEXT(pthread_create, int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*));
+SIMASIO_NEXT(pthread_join, int (*)(pthread_t, void**));
+SIMASIO_NEXT(pthread_detach, int (*)(pthread_t));
+SIMASIO_NEXT(pthread_self, pthread_t (*)());
+SIMASIO_NEXT(pthread_setname_np, int (*)(pthread_t, const char*));
+SIMASIO_NEXT(pthread_getname_np, int (*)(pthread_t, char*, size_t));
+SIMASIO_NEXT(pthread_mutex_lock, int (*)(pthread_mutex_t*));
+SIMASIO_NEXT(pthread_mutex_trylock, int (*)(pthread_mutex_t*));
+SIMASIO_NEXT(pthread_mutex_unlock, int (*)(pthread_mutex_t*));
+SIMASIO_NEXT(pthread_cond_wait, int (*)(pthread_cond_t*, pthread_mutex_t*));
+SIMASIO_NEXT(pthread_cond_timedwait, int (*)(pthread_cond_t*, pthread_mutex_t*, const timespec*));
+SIMASIO_NEXT(pthread_cond_clockwait, int (*)(pthread_cond_t*, pthread_mutex_t*, clockid_t, const timespec*));
+SIMASIO_NEXT(pthread_cond_signal, int (*)(pthread_cond_t*));
+SIMASIO_NEXT(pthread_cond_broadcast, int (*)(pthread_cond_t*));
+SIMASIO_NEXT(nanosleep, int (*)(const timespec*, timespec*));
+SIMASIO_NEXT(clock_nanosleep, int (*)(clockid_t, int, const timespec*, timespec*));
+SIMASIO_NEXT(usleep, int (*)(useconds_t));
+SIMASIO_NEXT(sleep, unsigned int (*)(unsigned int));
+SIMASIO_NEXT(sched_yield, int (*)());
 SIMASIO_NEXT(socket, int (*)(int, int, int));
 SIMASIO_NEXT(connect, int (*)(int, const sockaddr*, socklen_t));
 SIMASIO_NEXT(send, ssize_t (*)(int, const void*, size_t, int));
@@ -94,6 +118,39 @@ SIMASIO_NEXT(sendto, ssize_t (*)(int, const void*, size_t, int, const sockaddr*,
 SIMASIO_NEXT(sendmsg, ssize_t (*)(int, const msghdr*, int));
 SIMASIO_NEXT(sendmmsg, int (*)(int, mmsghdr*, unsigned int, int));
 SIMASIO_NEXT(getaddrinfo, int (*)(const char*, const char*, const addrinfo*, addrinfo**));
+
+// The mutex functions are resolved before main(): a lock taken while
+// dlsym resolves a symbol would find none.
+[[gnu::constructor]] void resolve_mutex_functions() noexcept {
+  next_pthread_mutex_lock.get();
+  next_pthread_mutex_trylock.get();
+  next_pthread_mutex_unlock.get();
+}
+
+const sim::real_mutex_ops real_mutex{
+    [](void* m) {
+      auto f = next_pthread_mutex_trylock.get();
+      return f != nullptr ? f(static_cast<pthread_mutex_t*>(m)) : EAGAIN;
+    },
+    [](void* m) {
+      auto f = next_pthread_mutex_lock.get();
+      return f != nullptr ? f(static_cast<pthread_mutex_t*>(m)) : EAGAIN;
+    },
+    [](void* m) {
+      auto f = next_pthread_mutex_unlock.get();
+      return f != nullptr ? f(static_cast<pthread_mutex_t*>(m)) : EPERM;
+    },
+};
+
+// The clock a condition variable's timed waits use (pthread_condattr_setclock):
+// bit 1 of glibc's __wrefs.
+int cond_clock(const pthread_cond_t* c) noexcept {
+  return (c->__data.__wrefs & 2u) != 0 ? CLOCK_MONOTONIC : CLOCK_REALTIME;
+}
+
+std::int64_t ns_of(const timespec& ts) noexcept {
+  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
 
 void to_timespec(std::int64_t ns, timespec* ts) noexcept {
   // Floor division: a host clock set before its epoch reads negative.
@@ -304,17 +361,167 @@ unsigned int _ZNSt13random_device9_M_getvalEv(void* self) {
 }
 
 // ---- threads --------------------------------------------------------------------
+// Inside a simulated process, threads are fibers of its host and their
+// mutexes, condition variables and sleeps block fibers (threads.cpp).
+// Outside one, a thread would run beyond the seed's control: refused.
 
 int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*start)(void*), void* arg) __THROWNL {
   if (sim::active()) {
-    refuse("pthread_create (std::thread, std::jthread, std::async)",
-           "A real thread runs outside the simulation, on real time, in an order no seed decides: post the work to "
-           "an io_context of the host instead (an io_context with a concurrency_hint above 1 models a thread pool), "
-           "or start the thread before the world runs and keep it away from the world's objects.");
+    if (sim::in_process()) {
+      unsigned long handle = 0;
+      const int rc = sim::thread_create(&handle, start, arg);
+      if (rc == 0) *thread = static_cast<pthread_t>(handle);
+      return rc;
+    }
+    refuse("pthread_create (std::thread, std::jthread, std::async) outside a simulated process",
+           "A real thread runs outside the simulation, on real time, in an order no seed decides. Run the code "
+           "that starts threads as a process of a host (host.spawn(...) or host.spawn_main(...)): there "
+           "std::thread is a simulated thread of that host. Or post the work to an io_context of the host (an "
+           "io_context with a concurrency_hint above 1 models a thread pool).");
     return EPERM;
   }
   if (auto f = next_pthread_create.get()) return f(thread, attr, start, arg);
   return EAGAIN;
+}
+
+int pthread_join(pthread_t thread, void** retval) {
+  if (sim::is_thread_handle(static_cast<unsigned long>(thread))) return sim::thread_join(thread, retval);
+  if (auto f = next_pthread_join.get()) return f(thread, retval);
+  return ESRCH;
+}
+
+int pthread_detach(pthread_t thread) __THROW {
+  if (sim::is_thread_handle(static_cast<unsigned long>(thread))) return sim::thread_detach(thread);
+  if (auto f = next_pthread_detach.get()) return f(thread);
+  return ESRCH;
+}
+
+pthread_t pthread_self() __THROW {
+  unsigned long handle = 0;
+  if (sim::active() && sim::thread_self(&handle)) return static_cast<pthread_t>(handle);
+  if (auto f = next_pthread_self.get()) return f();
+  return 0;
+}
+
+int pthread_setname_np(pthread_t thread, const char* name) __THROW {
+  if (sim::is_thread_handle(static_cast<unsigned long>(thread))) return 0;  // a fiber has no kernel name
+  if (auto f = next_pthread_setname_np.get()) return f(thread, name);
+  return ESRCH;
+}
+
+int pthread_getname_np(pthread_t thread, char* buf, size_t len) __THROW {
+  if (sim::is_thread_handle(static_cast<unsigned long>(thread))) {
+    if (len > 0) buf[0] = '\0';
+    return 0;
+  }
+  if (auto f = next_pthread_getname_np.get()) return f(thread, buf, len);
+  return ESRCH;
+}
+
+int pthread_mutex_lock(pthread_mutex_t* m) __THROWNL {
+  if (sim::active()) {
+    if (sim::in_process()) return sim::mutex_lock(m, false, real_mutex);
+    const int rc = sim::mutex_lock_outside(m, false, real_mutex);
+    if (rc >= 0) return rc;
+  }
+  return real_mutex.lock(m);
+}
+
+int pthread_mutex_trylock(pthread_mutex_t* m) __THROWNL {
+  if (sim::active()) {
+    if (sim::in_process()) return sim::mutex_lock(m, true, real_mutex);
+    const int rc = sim::mutex_lock_outside(m, true, real_mutex);
+    if (rc >= 0) return rc;
+  }
+  return real_mutex.trylock(m);
+}
+
+int pthread_mutex_unlock(pthread_mutex_t* m) __THROWNL {
+  if (sim::active()) return sim::mutex_unlock(m, real_mutex);
+  return real_mutex.unlock(m);
+}
+
+int pthread_cond_wait(pthread_cond_t* c, pthread_mutex_t* m) {
+  if (sim::in_process()) return sim::cond_wait(c, m, CLOCK_REALTIME, -1, real_mutex);
+  if (auto f = next_pthread_cond_wait.get()) return f(c, m);
+  return EINVAL;
+}
+
+int pthread_cond_timedwait(pthread_cond_t* c, pthread_mutex_t* m, const timespec* abstime) {
+  if (sim::in_process()) return sim::cond_wait(c, m, cond_clock(c), ns_of(*abstime), real_mutex);
+  if (auto f = next_pthread_cond_timedwait.get()) return f(c, m, abstime);
+  return EINVAL;
+}
+
+int pthread_cond_clockwait(pthread_cond_t* c, pthread_mutex_t* m, clockid_t clock, const timespec* abstime) {
+  if (sim::in_process()) {
+    if (clock != CLOCK_MONOTONIC && clock != CLOCK_REALTIME) return EINVAL;
+    return sim::cond_wait(c, m, clock, ns_of(*abstime), real_mutex);
+  }
+  if (auto f = next_pthread_cond_clockwait.get()) return f(c, m, clock, abstime);
+  return EINVAL;
+}
+
+int pthread_cond_signal(pthread_cond_t* c) __THROWNL {
+  if (sim::active() && sim::cond_wake(c, false)) return 0;
+  if (auto f = next_pthread_cond_signal.get()) return f(c);
+  return 0;
+}
+
+int pthread_cond_broadcast(pthread_cond_t* c) __THROWNL {
+  if (sim::active() && sim::cond_wake(c, true)) return 0;
+  if (auto f = next_pthread_cond_broadcast.get()) return f(c);
+  return 0;
+}
+
+// ---- sleeping: std::this_thread::sleep_for/sleep_until/yield -----------------------
+
+int nanosleep(const timespec* req, timespec* rem) {
+  if (sim::in_process()) {
+    sim::sleep(CLOCK_MONOTONIC, false, ns_of(*req));
+    if (rem != nullptr) *rem = {};
+    return 0;
+  }
+  if (auto f = next_nanosleep.get()) return f(req, rem);
+  return static_cast<int>(::syscall(SYS_nanosleep, req, rem));
+}
+
+int clock_nanosleep(clockid_t clock, int flags, const timespec* req, timespec* rem) {
+  if (sim::in_process() && (clock == CLOCK_MONOTONIC || clock == CLOCK_REALTIME || clock == CLOCK_BOOTTIME)) {
+    sim::sleep(clock == CLOCK_REALTIME ? CLOCK_REALTIME : CLOCK_MONOTONIC, (flags & TIMER_ABSTIME) != 0,
+               ns_of(*req));
+    if (rem != nullptr) *rem = {};
+    return 0;
+  }
+  if (auto f = next_clock_nanosleep.get()) return f(clock, flags, req, rem);
+  return static_cast<int>(::syscall(SYS_clock_nanosleep, clock, flags, req, rem));
+}
+
+int usleep(useconds_t us) {
+  if (sim::in_process()) {
+    sim::sleep(CLOCK_MONOTONIC, false, static_cast<std::int64_t>(us) * 1000);
+    return 0;
+  }
+  if (auto f = next_usleep.get()) return f(us);
+  return 0;
+}
+
+unsigned int sleep(unsigned int s) {
+  if (sim::in_process()) {
+    sim::sleep(CLOCK_MONOTONIC, false, static_cast<std::int64_t>(s) * 1'000'000'000);
+    return 0;
+  }
+  if (auto f = next_sleep.get()) return f(s);
+  return 0;
+}
+
+int sched_yield() __THROW {
+  if (sim::in_process()) {
+    sim::yield();
+    return 0;
+  }
+  if (auto f = next_sched_yield.get()) return f();
+  return static_cast<int>(::syscall(SYS_sched_yield));
 }
 
 // ---- sockets -----------------------------------------------------------------

@@ -14,6 +14,14 @@ class world_core;
 // Read on every post and every wait start, so it is a plain thread_local.
 inline thread_local world_core* running_core_tls = nullptr;
 
+// This OS thread, as an address of its own. Not std::this_thread::get_id():
+// inside a simulated process, simasio::interpose gives each simulated
+// thread an id of its own, though they all run on the world's OS thread.
+inline const void* os_thread() noexcept {
+  static thread_local const char marker = 0;
+  return &marker;
+}
+
 // The world running on this thread, else the most recently constructed
 // live one, else nullptr.
 world* current_world() noexcept;

@@ -47,6 +47,72 @@ void refuse(const char* message) noexcept;
 // the kernel's answer). Requires active().
 bool set_timerfd(int fd, bool absolute, std::int64_t ns) noexcept;
 
+// ---- simulated threads (threads.cpp) ------------------------------------------
+// Inside a simulated process (host::spawn), std::thread, std::mutex,
+// std::condition_variable, std::this_thread::sleep_for/yield and the
+// futexes behind std::future and std::atomic::wait block and wake the
+// process's fibers instead of OS threads. Outside one, the interposer uses
+// the real functions (and refuses a thread).
+
+// Whether the calling code runs on a simulated process's stack: a world
+// runs on this thread and one of its processes (or threads) is running.
+bool in_process() noexcept;
+
+// A simulated thread's pthread_t: odd, with a tag in its top bits, so that
+// it can never be a real thread's (a pointer).
+bool is_thread_handle(unsigned long handle) noexcept;
+
+// pthread_create in a process: start(arg) runs as a thread of it, a fiber
+// of the same host scheduled like a process. 0 or an errno value. in_process().
+int thread_create(unsigned long* handle, void* (*start)(void*), void* arg) noexcept;
+// pthread_join: blocks until the thread ends (throws process_exit if the
+// host crashes meanwhile). 0 or an errno value. Requires active().
+int thread_join(unsigned long handle, void** retval);
+int thread_detach(unsigned long handle) noexcept;
+// pthread_self in a simulated thread: its handle. False elsewhere.
+bool thread_self(unsigned long* handle) noexcept;
+
+// The real pthread functions, for a mutex that is free of fibers.
+struct real_mutex_ops {
+  int (*trylock)(void* mutex);
+  int (*lock)(void* mutex);
+  int (*unlock)(void* mutex);
+};
+// pthread_mutex_lock / trylock in a process: a contention point (the
+// world may run another fiber first); waits while another fiber of the
+// world holds the mutex. Never throws: a killed process gets an error.
+int mutex_lock(void* mutex, bool try_only, const real_mutex_ops& real) noexcept;
+// pthread_mutex_unlock while a world runs (in a process or not): releases
+// it and wakes the fibers waiting for it. active().
+int mutex_unlock(void* mutex, const real_mutex_ops& real) noexcept;
+// pthread_mutex_lock outside a process while a world runs: -1 when no
+// fiber holds the mutex (the caller locks it for real), else refuses the
+// call (a handler would wait forever) and returns EDEADLK.
+int mutex_lock_outside(void* mutex, bool try_only, const real_mutex_ops& real) noexcept;
+
+// pthread_cond_wait / timedwait / clockwait in a process: `abs_ns` on
+// `clock` (CLOCK_REALTIME or CLOCK_MONOTONIC), < 0 for no deadline. 0 or
+// ETIMEDOUT; throws process_exit if the host crashes meanwhile.
+int cond_wait(void* cond, void* mutex, int clock, std::int64_t abs_ns, const real_mutex_ops& real);
+// pthread_cond_signal / broadcast while a world runs: wakes one waiting
+// fiber (a seeded choice among them) or all. False when no fiber waits on
+// it (the caller signals it for real too).
+bool cond_wake(void* cond, bool all) noexcept;
+
+// nanosleep / clock_nanosleep / sched_yield in a process. `ns` on `clock`,
+// absolute or relative; throws process_exit if the host crashes meanwhile.
+void sleep(int clock, bool absolute, std::int64_t ns);
+void yield() noexcept;
+
+// syscall(SYS_futex, ...) while a world runs: FUTEX_WAIT(_BITSET) in a
+// process blocks the fiber; FUTEX_WAKE(_BITSET) anywhere wakes waiting
+// fibers. Sets `handled` false for any other operation (or a wait outside
+// a process whose value differs: the caller asks the kernel). The result as
+// the system call's: -1 with errno set on error. Throws process_exit when
+// the process's host crashed (the interposed syscall is declared without
+// glibc's noexcept for that).
+long futex(std::uint32_t* addr, int op, std::uint32_t val, const void* timeout, std::uint32_t val3, bool& handled);
+
 }  // namespace simasio::detail::interpose
 
 #endif  // SIMASIO_DETAIL_INTERPOSE_HPP

@@ -37,6 +37,7 @@ class timer_service;
 struct process_state;
 struct process_resume_op;
 struct process_status;
+class thread_sync;
 
 // An owner of pending (not yet ready) operations on a context: a timer
 // service, a socket service. Crashes and shutdown abandon them; stall
@@ -76,6 +77,9 @@ struct context_state {
   bool context_queried = false;
   void* real_scheduler = nullptr;
   std::uint64_t handlers_run = 0;  // steps taken; a process in run_one()/run() counts them
+  // Processes (threads) blocked in run*() on it: two or more make it a pool,
+  // as concurrency > 1 does (any ready handler may run next).
+  mutable int runners = 0;
 };
 
 // The context ids of simulated processes (process.cpp) in the trace: a
@@ -268,7 +272,21 @@ class world_core {
   void exit_if_killed();
   // The world ends: unwinds every process still alive.
   void kill_all_processes() noexcept;
+  // Discards the rest of killed process p's stack (its unwinding called
+  // std::terminate); runs on p's stack and switches away for good.
+  [[noreturn]] void abandon(process_state& p) noexcept;
   void wake(std::uint32_t pid, std::uint64_t generation);
+  // Suspends like suspend(), but never throws: false when the process is
+  // dying or killed (then or while suspended). For the interposed C
+  // functions that may not throw (pthread_mutex_lock, syscall).
+  bool suspend_quietly();
+  // A scheduling point in a process (a mutex's lock, a notify, a new
+  // thread, sched_yield): it stays runnable and the world takes a turn,
+  // which the strategy may give to another process. Never throws.
+  void yield_point();
+  // The running process's mutexes, condition variables, futexes and
+  // threads (threads.cpp, for simasio::interpose); created at first use.
+  thread_sync& sync();
 
   void always(std::string name, std::function<bool()> invariant);
   void sometimes(std::string name, std::function<bool()> condition);
@@ -353,6 +371,7 @@ class world_core {
   void resume_process(process_state& p);
   void switch_to(process_state& p);
   void end_process(process_state& p, int how) noexcept;
+  void end_group_threads(const process_state& main);
   void kill(process_state& p);
   void check_run_waiters();
   bool any_live_process() const noexcept;
@@ -417,6 +436,11 @@ class world_core {
   std::vector<process_state*> run_waiters_;  // processes in io_context::run*(), in order of waiting
   process_state* current_process_ = nullptr;
   std::exception_ptr process_misuse_;  // a killed process that swallowed its process_exit
+  friend class thread_sync;
+  struct thread_sync_deleter {
+    void operator()(thread_sync* s) const noexcept;  // threads.cpp
+  };
+  std::unique_ptr<thread_sync, thread_sync_deleter> sync_;  // simulated threads' primitives
 };
 
 // The checks every use of an I/O object makes before it touches the world,
