@@ -10,7 +10,31 @@
 #include <utility>
 #include <sstream>
 
+#if __has_include(<sys/single_threaded.h>)
+#include <sys/single_threaded.h>  // glibc 2.32+
+#define SIMASIO_HAVE_SINGLE_THREADED 1
+#endif
+
 namespace simasio::detail {
+
+namespace {
+
+// glibc clears __libc_single_threaded when the process starts its second
+// thread, and never sets it again: a run that began single-threaded sees
+// any thread started during it (by its handlers or processes, the only
+// code running then) without interposing pthread_create.
+bool single_threaded() noexcept {
+#if defined(SIMASIO_HAVE_SINGLE_THREADED)
+  return __libc_single_threaded != 0;
+#else
+  return false;  // unknown: never watch
+#endif
+}
+
+// Whether the run on this thread watches for a new thread (it began single-threaded).
+constinit thread_local bool watch_threads = false;
+
+}  // namespace
 
 #if defined(SIMASIO_WITH_OPENSSL)
 bool install_ssl_hooks();  // src/ssl.cpp
@@ -277,6 +301,17 @@ void world_core::run_step(std::size_t index) {
     drive_real_objects(ctx);
   }
   if (real_timerfds_dirty_) [[unlikely]] sync_real_timerfds();
+  if (watch_threads && !single_threaded()) [[unlikely]] {
+    watch_threads = false;
+    refuse(
+        "simasio: a thread was started while a simulated world runs on this thread (std::thread, std::jthread, "
+        "std::async or pthread_create in a handler or a process, or a library's own background thread, such as "
+        "the one Asio's real resolver starts): it runs on real time, in an order no seed decides, and the "
+        "world's objects belong to this thread. Link simasio::interpose into the test program and start the "
+        "threads inside a process of a host (host.spawn): there std::thread starts a simulated thread of the "
+        "host. (Without simasio::interpose, simasio sees a new thread only in a program that had no other "
+        "thread when the run began.)");
+  }
 }
 
 void world_core::drive_real_objects(context_state& ctx) {
@@ -320,6 +355,7 @@ run_result world_core::run(const run_limits& limits) {
   running_scope scope(*this);
   running_ = true;
   stalled_ = false;
+  watch_threads = single_threaded();
   struct run_guard {
     world_core& core;
     ~run_guard() {

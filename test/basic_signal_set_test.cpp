@@ -127,7 +127,7 @@ BOOST_AUTO_TEST_CASE(async_wait_from_another_thread_while_the_world_runs_is_a_us
     });
     intruder.join();
   });
-  w.run();
+  simasio_test::run_starting_a_thread(w);
   BOOST_TEST(what.find("from a thread that is not running its world") != std::string::npos, what);
 }
 

@@ -2,10 +2,15 @@
 #ifndef SIMASIO_TEST_SUPPORT_HPP
 #define SIMASIO_TEST_SUPPORT_HPP
 
+#include <simasio/error.hpp>
+
 #include <cstdlib>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <utility>
+
+#include <sys/single_threaded.h>
 
 namespace simasio_test {
 
@@ -19,6 +24,25 @@ std::string what_of(F&& f) {
     return e.what();
   }
   return "no error";
+}
+
+// Runs w, a handler of which starts a std::thread of its own: in a program
+// that had no other thread yet (glibc's __libc_single_threaded) the run
+// fails with the escape_error naming it, after that handler; otherwise it
+// runs to its end. Throws if it did the other.
+template <class World>
+void run_starting_a_thread(World& w) {
+  const bool watched = __libc_single_threaded != 0;
+  bool named = false;
+  try {
+    w.run();
+  } catch (const simasio::escape_error& e) {
+    named = std::string(e.what()).find("a thread was started while a simulated world runs") != std::string::npos;
+    if (!named) throw;
+  }
+  if (named != watched)
+    throw std::runtime_error(watched ? "a thread started in a run of a single-threaded program was not named"
+                                     : "a run failed for a thread though the program already had threads");
 }
 
 // Sets (or unsets) an environment variable for the scope's lifetime.

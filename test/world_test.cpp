@@ -306,7 +306,7 @@ BOOST_AUTO_TEST_CASE(posting_from_a_thread_of_your_own_while_the_world_runs_is_n
         [&] { what = simasio_test::what_of<simasio::usage_error>([&] { boost::asio::post(h.context(), [] {}); }); });
     intruder.join();
   });
-  w.run();
+  simasio_test::run_starting_a_thread(w);
   BOOST_TEST(what.find("host 'server'") != std::string::npos);
   BOOST_TEST(what.find("from a thread that is not running its world") != std::string::npos);
 }
@@ -320,7 +320,7 @@ BOOST_AUTO_TEST_CASE(running_a_world_from_a_second_thread_is_named) {
         [&] { what = simasio_test::what_of<simasio::usage_error>([&] { w.run_for(std::chrono::seconds(1)); }); });
     second.join();
   });
-  w.run();
+  simasio_test::run_starting_a_thread(w);
   BOOST_TEST(what.find("while another thread runs it") != std::string::npos);
 }
 

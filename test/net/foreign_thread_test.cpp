@@ -16,6 +16,8 @@
 #include <string>
 #include <thread>
 
+#include <sys/single_threaded.h>
+
 namespace net = simasio::asio;
 using net::ip::tcp;
 
@@ -124,5 +126,38 @@ BOOST_AUTO_TEST_CASE(a_socket_destroyed_on_another_thread_is_freed_with_its_cont
   BOOST_TEST(w.stalled());
   BOOST_TEST(echoed.empty());
 }  // under ASan: no leak, no use after free when the contexts and world go
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// Without simasio::interpose, simasio cannot refuse pthread_create, but a
+// run that began in a single-threaded program sees a thread started during
+// it (glibc's __libc_single_threaded) and fails with a named escape_error.
+// CTest runs this suite alone in its own process, before any thread exists.
+BOOST_AUTO_TEST_SUITE(thread_started_in_a_run)
+
+BOOST_AUTO_TEST_CASE(a_thread_a_handler_starts_fails_the_run_with_an_escape_error_naming_the_way_out) {
+  BOOST_REQUIRE_MESSAGE(__libc_single_threaded, "this suite must run in a process that has started no thread yet");
+  simasio::world w(1);
+  auto& h = w.add_host("h");
+  bool ran = false;
+  int handled = 0;
+  net::post(h.context(), [&] {
+    ++handled;
+    std::thread([&ran] { ran = true; }).join();
+  });
+  net::post(h.context(), [&] { ++handled; });
+  const std::string what = simasio_test::what_of<simasio::escape_error>([&] { w.run(); });
+  BOOST_TEST(what.find("simasio: a thread was started while a simulated world runs on this thread") !=
+                 std::string::npos,
+             what);
+  BOOST_TEST(what.find("Link simasio::interpose") != std::string::npos, what);
+  BOOST_TEST(what.find("host.spawn") != std::string::npos, what);
+  BOOST_TEST(ran);           // simasio saw the thread; it could not stop it
+  BOOST_TEST(handled == 1);  // the run ended after the step that started it
+  // The program has a second thread for good now: later runs are not
+  // watched, and run on.
+  BOOST_TEST(w.run() == 1u);
+  BOOST_TEST(handled == 2);
+}
 
 BOOST_AUTO_TEST_SUITE_END()
