@@ -3,6 +3,7 @@
 // per side, templated on the stream, runs over simasio::beast::tcp_stream on
 // two simulated hosts and over boost::beast::tcp_stream on 127.0.0.1.
 #include "groups.hpp"
+#include "pairs.hpp"
 
 #include <simasio/beast.hpp>
 #include <simasio/simasio.hpp>
@@ -83,18 +84,12 @@ template <class Client, class Server>
 double simulated(std::size_t rounds, Client client, Server server) {
   namespace net = simasio::asio;
   simasio::world w(1);
-  auto& sh = w.add_host("server");
-  auto& ch = w.add_host("client");
-  net::ip::tcp::acceptor acc(sh.context(), {net::ip::tcp::v4(), 80});
-  net::ip::tcp::socket cs(ch.context());
-  cs.connect({sh.address(), 80});
-  net::ip::tcp::socket ss(sh.context());
-  acc.accept(ss);
+  auto [cs, ss] = simulated_pair(w, 80);
   simasio::beast::tcp_stream c(std::move(cs)), s(std::move(ss));
   std::size_t done = 0;
   const auto start = clock_type::now();
-  net::co_spawn(sh.context(), server(s), net::detached);
-  net::co_spawn(ch.context(), client(c, rounds, done), net::detached);
+  net::co_spawn(w.get_host("server").context(), server(s), net::detached);
+  net::co_spawn(w.get_host("client").context(), client(c, rounds, done), net::detached);
   w.run_until([&] { return done == rounds; }, std::chrono::hours(1000));
   return static_cast<double>(done) / std::chrono::duration<double>(clock_type::now() - start).count();
 }
@@ -103,12 +98,7 @@ template <class Client, class Server>
 double real(std::size_t rounds, Client client, Server server) {
   namespace net = boost::asio;
   net::io_context ioc(1);
-  net::ip::tcp::acceptor acc(ioc, {net::ip::make_address("127.0.0.1"), 0});
-  net::ip::tcp::socket cs(ioc), ss(ioc);
-  cs.connect(acc.local_endpoint());
-  acc.accept(ss);
-  cs.set_option(net::ip::tcp::no_delay(true));
-  ss.set_option(net::ip::tcp::no_delay(true));
+  auto [cs, ss] = loopback_pair(ioc);
   boost::beast::tcp_stream c(std::move(cs)), s(std::move(ss));
   std::size_t done = 0;
   const auto start = clock_type::now();

@@ -3,6 +3,7 @@
 // boost::asio::io_context (one thread), UDP datagrams, and heap bytes per
 // idle connection and per host.
 #include "groups.hpp"
+#include "pairs.hpp"
 
 #include <simasio/asio.hpp>
 #include <simasio/simasio.hpp>
@@ -41,17 +42,11 @@ boost::asio::awaitable<void> pong(Socket& s) {
 double sim_ping_pong(std::size_t rounds) {
   namespace net = simasio::asio;
   simasio::world w(1);
-  auto& server = w.add_host("server");
-  auto& client = w.add_host("client");
-  net::ip::tcp::acceptor acc(server.context(), {net::ip::tcp::v4(), 7});
-  net::ip::tcp::socket cs(client.context());
-  cs.connect({server.address(), 7});
-  net::ip::tcp::socket ss(server.context());
-  acc.accept(ss);
+  auto [cs, ss] = simulated_pair(w, 7);
   std::size_t done = 0;
   const auto start = clock_type::now();
-  net::co_spawn(server.context(), pong(ss), net::detached);
-  net::co_spawn(client.context(), ping(cs, rounds, done), net::detached);
+  net::co_spawn(w.get_host("server").context(), pong(ss), net::detached);
+  net::co_spawn(w.get_host("client").context(), ping(cs, rounds, done), net::detached);
   w.run_until([&] { return done == rounds; }, std::chrono::hours(1000));
   return static_cast<double>(done) / std::chrono::duration<double>(clock_type::now() - start).count();
 }
@@ -59,12 +54,7 @@ double sim_ping_pong(std::size_t rounds) {
 double real_ping_pong(std::size_t rounds) {
   namespace net = boost::asio;
   net::io_context ioc(1);
-  net::ip::tcp::acceptor acc(ioc, {net::ip::make_address("127.0.0.1"), 0});
-  net::ip::tcp::socket cs(ioc), ss(ioc);
-  cs.connect(acc.local_endpoint());
-  acc.accept(ss);
-  cs.set_option(net::ip::tcp::no_delay(true));
-  ss.set_option(net::ip::tcp::no_delay(true));
+  auto [cs, ss] = loopback_pair(ioc);
   std::size_t done = 0;
   const auto start = clock_type::now();
   net::co_spawn(ioc, pong(ss), net::detached);

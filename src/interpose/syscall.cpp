@@ -44,7 +44,12 @@ bool is_wait(long op) noexcept {
 // Like libc's, it reads six arguments whatever the call: the sixth comes
 // from the caller's stack frame, beyond what a call with fewer passed, so
 // AddressSanitizer must not check those reads.
-extern "C" __attribute__((no_sanitize("address"))) long syscall(long number, ...) {
+// Defined under a C++ name of its own, emitted as the symbol `syscall`: a
+// header that declares glibc's noexcept `syscall` may come in through the
+// standard headers, and clang would give this definition that noexcept.
+extern "C" long simasio_interposed_syscall(long number, ...) __asm__("syscall");
+
+extern "C" __attribute__((no_sanitize("address"))) long simasio_interposed_syscall(long number, ...) {
   va_list ap;
   va_start(ap, number);
   long a[6];
