@@ -60,6 +60,40 @@ void finish_switch(void*, const void**, std::size_t*) noexcept {}
 void keep_stack(const void*, std::size_t) noexcept {}
 #endif
 
+// Switches from p's stack back to whoever resumed it; p is blocked.
+void leave_for_caller(process_state& p) {
+  p.state = process_state::phase::blocked;
+  start_switch(&p.fake_stack, p.from_bottom, p.from_size);
+  p.caller = std::move(p.caller).resume();
+}
+
+// Blocks p until a wake-up of its current wait arrives (at once if one
+// came while it ran).
+void wait_for_wake(process_state& p) {
+  if (p.wake_pending) {
+    p.wake_pending = false;
+    return;
+  }
+  leave_for_caller(p);
+  finish_switch(p.fake_stack, &p.from_bottom, &p.from_size);
+}
+
+// Leaves p's stack for good: never resumed, never freed.
+[[noreturn]] void park_for_good(process_state& p) noexcept {
+  p.parked = true;
+  keep_stack(p.stack_bottom, p.stack_size);
+  leave_for_caller(p);
+  std::abort();  // never resumed
+}
+
+// A killed process unwinds from its blocking call (once).
+void throw_if_killed(process_state& p) {
+  if (p.killed && !p.exit_thrown) {
+    p.exit_thrown = true;
+    throw process_exit{};
+  }
+}
+
 }  // namespace
 
 void process_resume_op::do_complete(operation* op, bool invoke) {
@@ -144,7 +178,6 @@ std::terminate_handler previous_terminate = nullptr;
 }  // namespace
 
 [[noreturn]] void world_core::abandon(process_state& p) noexcept {
-  p.parked = true;
   p.abandoned = true;
   // The exception that was unwinding the stack (process_exit) stays in
   // flight for good: this thread no longer counts it as uncaught.
@@ -155,11 +188,7 @@ std::terminate_handler previous_terminate = nullptr;
     };
     --reinterpret_cast<eh_globals*>(abi::__cxa_get_globals())->uncaught;
   }
-  keep_stack(p.stack_bottom, p.stack_size);
-  p.state = process_state::phase::blocked;
-  start_switch(&p.fake_stack, p.from_bottom, p.from_size);
-  p.caller = std::move(p.caller).resume();
-  std::abort();  // never resumed
+  park_for_good(p);
 }
 
 std::shared_ptr<const process_status> world_core::spawn(simasio::host& h, host_state& hs, std::function<int()> main) {
@@ -281,14 +310,10 @@ bool world_core::may_block() {
   if (!p.killed && !p.dying) [[likely]]
     return true;
   if (p.dying || std::uncaught_exceptions() > 0) return false;  // a destructor while it unwinds: do not block
-  if (!p.exit_thrown) {
-    p.exit_thrown = true;
-    throw process_exit{};
-  }
+  throw_if_killed(p);
   // It caught process_exit (catch (...) without a rethrow) and went on to
   // a blocking call again: it would never end. Park it for good; the crash
   // that killed it fails with this.
-  p.parked = true;
   if (!process_misuse_)
     process_misuse_ = std::make_exception_ptr(usage_error(
         "simasio: process #" + std::to_string(p.pid) + " of host '" + p.sched.host->name +
@@ -296,50 +321,29 @@ bool world_core::may_block() {
         "(a catch (...) that does not rethrow) and called a blocking function again. A process ends when its "
         "host crashes: rethrow what catch (...) catches, or catch std::exception instead. The process is "
         "parked for good, its stack leaked"));
-  keep_stack(p.stack_bottom, p.stack_size);
-  p.state = process_state::phase::blocked;
-  start_switch(&p.fake_stack, p.from_bottom, p.from_size);
-  p.caller = std::move(p.caller).resume();
-  std::terminate();  // never resumed
+  park_for_good(p);
 }
 
 bool world_core::suspend() {
   process_state& p = *current_process_;
   if (!may_block()) return false;
-  if (p.wake_pending) {
-    p.wake_pending = false;
-    return true;
-  }
-  p.state = process_state::phase::blocked;
-  start_switch(&p.fake_stack, p.from_bottom, p.from_size);
-  p.caller = std::move(p.caller).resume();
-  finish_switch(p.fake_stack, &p.from_bottom, &p.from_size);
-  if (p.killed && !p.exit_thrown) {
-    p.exit_thrown = true;
-    throw process_exit{};
-  }
+  wait_for_wake(p);
+  throw_if_killed(p);
   return true;
 }
 
 bool world_core::suspend_quietly() {
   process_state& p = *current_process_;
   if (p.killed || p.dying || p.parked) return false;
-  if (p.wake_pending) {
-    p.wake_pending = false;
-    return true;
-  }
-  p.state = process_state::phase::blocked;
-  start_switch(&p.fake_stack, p.from_bottom, p.from_size);
-  p.caller = std::move(p.caller).resume();
-  finish_switch(p.fake_stack, &p.from_bottom, &p.from_size);
+  wait_for_wake(p);
   return !p.killed;
 }
 
-void world_core::yield_point() {
+void world_core::yield_point(const char* what) {
   process_state& p = *current_process_;
   if (p.killed || p.dying || p.parked) return;
   prepare_wait();
-  p.waiting_for = "a scheduling point";
+  p.waiting_for = what;
   if (!p.resume_queued) {
     p.resume_queued = true;
     post_new(p.sched, &p.resume);
@@ -439,15 +443,8 @@ std::size_t world_core::process_poll(context_state& ctx, std::size_t max) {
   const std::uint64_t start = ctx.handlers_run;
   // A scheduling point: p is runnable again at once, and the world takes a
   // turn (perhaps p's own) before it goes on.
-  prepare_wait();
-  p.waiting_for = "io_context::poll()";
-  if (!p.killed && !p.dying && !p.resume_queued) {
-    p.resume_queued = true;
-    post_new(p.sched, &p.resume);
-  }
-  p.wake_pending = false;
-  if (!suspend()) return 0;
-  p.waiting_for = "";
+  yield_point("io_context::poll()");
+  throw_if_killed(p);
   const std::uint64_t n = ctx.handlers_run - start;
   return n < max ? static_cast<std::size_t>(n) : max;
 }

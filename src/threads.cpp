@@ -404,7 +404,6 @@ long futex(std::uint32_t* addr, int op, std::uint32_t val, const void* timeout, 
   world_core& c = thread_sync::core();
   const int cmd = op & FUTEX_CMD_MASK;
   if (cmd == FUTEX_WAKE || cmd == FUTEX_WAKE_BITSET) {
-    handled = true;
     long woken = 0;
     if (thread_sync::existing(c) != nullptr) {
       auto it = thread_sync::existing(c)->futexes.find(addr);

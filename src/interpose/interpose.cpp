@@ -148,6 +148,17 @@ int cond_clock(const pthread_cond_t* c) noexcept {
   return (c->__data.__wrefs & 2u) != 0 ? CLOCK_MONOTONIC : CLOCK_REALTIME;
 }
 
+// pthread_mutex_lock and _trylock: a fiber's lock in a process; outside
+// one, refused when a fiber holds the mutex, else the real lock.
+int lock_mutex(pthread_mutex_t* m, bool try_only) noexcept {
+  if (sim::active()) {
+    if (sim::in_process()) return sim::mutex_lock(m, try_only, real_mutex);
+    const int rc = sim::mutex_lock_outside(m, try_only, real_mutex);
+    if (rc >= 0) return rc;
+  }
+  return try_only ? real_mutex.trylock(m) : real_mutex.lock(m);
+}
+
 std::int64_t ns_of(const timespec& ts) noexcept {
   return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
@@ -418,23 +429,9 @@ int pthread_getname_np(pthread_t thread, char* buf, size_t len) __THROW {
   return ESRCH;
 }
 
-int pthread_mutex_lock(pthread_mutex_t* m) __THROWNL {
-  if (sim::active()) {
-    if (sim::in_process()) return sim::mutex_lock(m, false, real_mutex);
-    const int rc = sim::mutex_lock_outside(m, false, real_mutex);
-    if (rc >= 0) return rc;
-  }
-  return real_mutex.lock(m);
-}
+int pthread_mutex_lock(pthread_mutex_t* m) __THROWNL { return lock_mutex(m, false); }
 
-int pthread_mutex_trylock(pthread_mutex_t* m) __THROWNL {
-  if (sim::active()) {
-    if (sim::in_process()) return sim::mutex_lock(m, true, real_mutex);
-    const int rc = sim::mutex_lock_outside(m, true, real_mutex);
-    if (rc >= 0) return rc;
-  }
-  return real_mutex.trylock(m);
-}
+int pthread_mutex_trylock(pthread_mutex_t* m) __THROWNL { return lock_mutex(m, true); }
 
 int pthread_mutex_unlock(pthread_mutex_t* m) __THROWNL {
   if (sim::active()) return sim::mutex_unlock(m, real_mutex);

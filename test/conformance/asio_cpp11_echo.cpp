@@ -14,27 +14,12 @@
 #include "asio_cpp11_echo_server.ipp"
 #include "asio_cpp11_echo_client.ipp"
 
-namespace {
-// Feeds the client's std::cin.getline.
-class stdin_from {
- public:
-  explicit stdin_from(const std::string& text) : text_(text), saved_(std::cin.rdbuf(text_.rdbuf())) {}
-  ~stdin_from() { std::cin.rdbuf(saved_); }
-  stdin_from(const stdin_from&) = delete;
-  stdin_from& operator=(const stdin_from&) = delete;
-
- private:
-  std::istringstream text_;
-  std::streambuf* saved_;
-};
-}  // namespace
-
 SIMASIO_TEST_CASE(cpp11_echo_processes, conformance::seeds) {
   auto& server = world.add_host("server");
   auto& client = world.add_host("client");
   conformance::faults(world, client, server);
   conformance::capture out;
-  stdin_from input("hello through the partition\n");
+  conformance::stdin_from input("hello through the partition\n");
   // As `async_tcp_echo_server 7000` on host "server" ...
   const simasio::process s = server.spawn_main(asio_cpp11_echo_server::example_main, {"async_tcp_echo_server", "7000"});
   world.run_for(std::chrono::milliseconds(1));  // the server listens before the client starts, as a user would start them

@@ -27,19 +27,6 @@
 
 namespace {
 
-// Feeds std::cin (the echo client reads its line from it).
-class stdin_from {
- public:
-  explicit stdin_from(const std::string& text) : text_(text), saved_(std::cin.rdbuf(text_.rdbuf())) {}
-  ~stdin_from() { std::cin.rdbuf(saved_); }
-  stdin_from(const stdin_from&) = delete;
-  stdin_from& operator=(const stdin_from&) = delete;
-
- private:
-  std::istringstream text_;
-  std::streambuf* saved_;
-};
-
 std::size_t count_of(const std::string& text, const std::string& needle) {
   std::size_t n = 0;
   for (auto at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
@@ -54,7 +41,7 @@ SIMASIO_TEST_CASE(blocking_echo_thread_per_connection, conformance::seeds) {
   auto& second = world.add_host("client2");
   conformance::faults(world, first, server);
   conformance::capture out;
-  stdin_from input("first line\nsecond line\n");  // one line for each client, whichever reads first
+  conformance::stdin_from input("first line\nsecond line\n");  // one line for each client, whichever reads first
   // `blocking_tcp_echo_server 7000`: a std::thread per accepted connection.
   const simasio::process s =
       server.spawn_main(asio_cpp11_blocking_echo_server::example_main, {"blocking_tcp_echo_server", "7000"});

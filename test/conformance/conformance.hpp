@@ -63,6 +63,20 @@ class capture {
   std::streambuf* err_;
 };
 
+/// Feeds std::cin for the scope's lifetime (clients that read their input
+/// with std::cin.getline).
+class stdin_from {
+ public:
+  explicit stdin_from(const std::string& text) : text_(text), saved_(std::cin.rdbuf(text_.rdbuf())) {}
+  ~stdin_from() { std::cin.rdbuf(saved_); }
+  stdin_from(const stdin_from&) = delete;
+  stdin_from& operator=(const stdin_from&) = delete;
+
+ private:
+  std::istringstream text_;
+  std::streambuf* saved_;
+};
+
 /// Fails the run (the sweep then prints the seed and replay line) unless
 /// @p text contains every one of @p needles.
 inline void expect_contains(const std::string& text, const std::vector<std::string>& needles,

@@ -283,7 +283,7 @@ class world_core {
   // A scheduling point in a process (a mutex's lock, a notify, a new
   // thread, sched_yield): it stays runnable and the world takes a turn,
   // which the strategy may give to another process. Never throws.
-  void yield_point();
+  void yield_point(const char* what = "a scheduling point");
   // The running process's mutexes, condition variables, futexes and
   // threads (threads.cpp, for simasio::interpose); created at first use.
   thread_sync& sync();
