@@ -3,7 +3,7 @@
 
 #include <simasio/host.hpp>
 #include <simasio/ip/basic_resolver.hpp>
-#include <simasio/net/net_core.hpp>
+#include <simasio/detail/net/socket_ops.hpp>
 
 #include <boost/asio/error.hpp>
 
@@ -17,12 +17,12 @@ std::uint64_t code(fault_kind k) { return static_cast<std::uint64_t>(k); }
 }  // namespace
 
 void network::configure(link_config config) {
-  net_->default_link = std::move(config);
+  net_->link().default_link = std::move(config);
   net_->core().record(event_kind::net_fault, no_host, code(fault_kind::configure), no_host);
 }
 
 void network::configure(host& from, host& to, link_config config) {
-  net_->links[{from.id(), to.id()}] = std::move(config);
+  net_->link().links[{from.id(), to.id()}] = std::move(config);
   net_->core().record(event_kind::net_fault, from.id(), code(fault_kind::configure), to.id());
 }
 
@@ -32,43 +32,43 @@ void network::partition(std::vector<std::vector<host*>> groups) {
       if (g == other) continue;
       for (host* a : groups[g])
         for (host* b : groups[other]) {
-          net_->blocked.insert({a->id(), b->id()});
+          net_->link().blocked.insert({a->id(), b->id()});
           net_->core().record(event_kind::net_fault, a->id(), code(fault_kind::block), b->id());
         }
     }
 }
 
 void network::block(host& from, host& to) {
-  net_->blocked.insert({from.id(), to.id()});
+  net_->link().blocked.insert({from.id(), to.id()});
   net_->core().record(event_kind::net_fault, from.id(), code(fault_kind::block), to.id());
 }
 
 void network::heal() {
-  net_->blocked.clear();
+  net_->link().blocked.clear();
   net_->core().record(event_kind::net_fault, no_host, code(fault_kind::heal), no_host);
 }
 
 void network::hold(host& a, host& b) {
-  net_->held.insert({std::min(a.id(), b.id()), std::max(a.id(), b.id())});
+  net_->link().held.insert({std::min(a.id(), b.id()), std::max(a.id(), b.id())});
   net_->core().record(event_kind::net_fault, a.id(), code(fault_kind::hold), b.id());
 }
 
 void network::release(host& a, host& b) {
   net_->core().record(event_kind::net_fault, a.id(), code(fault_kind::release), b.id());
-  net_->release(a.id(), b.id());
+  net_->link().release(a.id(), b.id());
 }
 
 void network::reset(host& a, host& b) {
   net_->core().record(event_kind::net_fault, a.id(), code(fault_kind::reset), b.id());
-  net_->reset_connections(a.id(), b.id());
+  net_->tcp().reset_connections(a.id(), b.id());
 }
 
-void network::set_tcp_user_timeout(duration d) { net_->tcp_user_timeout = d; }
-void network::set_connect_timeout(duration d) { net_->connect_timeout = d; }
+void network::set_tcp_user_timeout(duration d) { net_->tcp().user_timeout = d; }
+void network::set_connect_timeout(duration d) { net_->tcp().connect_timeout = d; }
 
 namespace ip::detail {
 
-boost::system::error_code lookup(simasio::detail::net_core& net, std::uint32_t from_host, std::string_view host,
+boost::system::error_code lookup(simasio::detail::socket_ops& net, std::uint32_t from_host, std::string_view host,
                                  boost::asio::ip::address& out) {
   if (host == "localhost" || host.empty()) {
     out = boost::asio::ip::address_v4::loopback();
@@ -110,7 +110,7 @@ boost::system::error_code lookup_service(std::string_view service, std::uint16_t
   return boost::asio::error::service_not_found;
 }
 
-void throw_lookup_failure(const boost::system::error_code& ec, simasio::detail::net_core& net, std::uint32_t from_host,
+void throw_lookup_failure(const boost::system::error_code& ec, simasio::detail::socket_ops& net, std::uint32_t from_host,
                           std::string_view host, std::string_view service) {
   std::string what = "simasio: resolve '" + std::string(host) + "', '" + std::string(service) + "' on host '" +
                      net.host_name(from_host) + "'";

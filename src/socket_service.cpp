@@ -28,7 +28,7 @@ socket_service::~socket_service() {
     }
 }
 
-net_core& socket_service::net_checked(const char* kind) const {
+socket_ops& socket_service::net_checked(const char* kind) const {
   if (net() == nullptr) [[unlikely]]
     throw_orphaned(*ctx_, kind);
   return *net_;
@@ -38,10 +38,10 @@ socket_state& socket_service::create(transport proto) { return net_checked().cre
 
 // Once the world is gone (the context was cut loose), so is its network:
 // sockets that outlive it only free their own state.
-net_core* socket_service::net() const noexcept { return ctx_->core != nullptr ? net_ : nullptr; }
+socket_ops* socket_service::net() const noexcept { return ctx_->core != nullptr ? net_ : nullptr; }
 
 void socket_service::destroy(socket_state& s) noexcept {
-  if (net_core* n = net()) n->destroy_socket(s);
+  if (socket_ops* n = net()) n->destroy_socket(s);
   else delete &s;
 }
 
@@ -69,11 +69,11 @@ void socket_service::shutdown() {
 }
 
 void socket_service::abandon() noexcept {
-  if (net_core* n = net()) n->abandon(*ctx_);
+  if (socket_ops* n = net()) n->abandon(*ctx_);
 }
 
 void socket_service::describe(std::vector<std::string>& out) const {
-  if (net_core* n = net()) n->describe_pending(*ctx_, out);
+  if (socket_ops* n = net()) n->describe_pending(*ctx_, out);
 }
 
 boost::system::error_code socket_service::set_option(socket_state& s, int level, int name, const void* data,

@@ -5,7 +5,7 @@
 #include <simasio/detail/format.hpp>
 #include <simasio/error.hpp>
 #include <simasio/io_context.hpp>
-#include <simasio/net/net_core.hpp>
+#include <simasio/detail/net/socket_ops.hpp>
 #include <simasio/basic_signal_set.hpp>
 
 #include <cmath>
@@ -16,9 +16,9 @@ world::world(std::uint64_t seed) : world(world_options{.seed = seed}) {}
 
 world::world(world_options options)
     : core_(std::make_unique<detail::world_core>(options)),
-      net_(std::make_unique<detail::net_core>(*core_)),
+      net_(std::make_unique<detail::socket_ops>(*core_)),
       net_facade_(*net_) {
-  net_->default_link = core_->options().link;
+  net_->link().default_link = core_->options().link;
   core_->host_namer = [this](std::uint32_t id) {
     return id < hosts_.size() ? hosts_[id]->name() : "#" + std::to_string(id);
   };

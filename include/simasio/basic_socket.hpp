@@ -346,7 +346,7 @@ class basic_socket : public boost::asio::socket_base {
   template <typename, typename>
   friend class basic_socket_acceptor;
 
-  detail::net_core& net() const {
+  detail::socket_ops& net() const {
     check_thread();
     return service_->net_checked(state_ != nullptr ? detail::socket_kind(*state_) : "socket");
   }

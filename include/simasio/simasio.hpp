@@ -14,7 +14,6 @@
 //   basic_socket_acceptor.hpp     simulated sockets with Asio's members
 //   ip/tcp.hpp, ip/udp.hpp        protocol façades; ip/basic_resolver.hpp resolves host names
 //   connect.hpp                   connect/async_connect over endpoint sequences
-//   net/net_core.hpp              the network engine: packets, TCP and UDP state
 //   asio.hpp                      namespace simasio::asio: Asio's names with simasio's objects
 //   check/check.hpp               check (seed sweeps, parallel, sharded), shrinking, replay
 //   random/tape_file.hpp          choice tapes on disk (SIMASIO_TAPE)
@@ -25,6 +24,8 @@
 //   error.hpp                     simasio::error codes and exceptions
 //   version.hpp                   SIMASIO_VERSION_* (the CMake project version is read from it)
 //   detail/world_core.hpp         the scheduler loop, event heap, work accounting
+//   detail/net/                   the network stack, bottom up: link (hosts, links, faults,
+//                                 packets), socket_table, udp, tcp, socket_ops (what sockets call)
 //   detail/                       internals (operations, services, handler work, escapes)
 #ifndef SIMASIO_SIMASIO_HPP
 #define SIMASIO_SIMASIO_HPP

@@ -22,7 +22,7 @@
 namespace simasio {
 
 namespace detail {
-class net_core;
+class socket_ops;
 struct log_state;
 }
 
@@ -119,7 +119,7 @@ class world {
   /// Internal: the scheduler core.
   detail::world_core& sim_core() noexcept { return *core_; }
   /// Internal: the network engine.
-  detail::net_core& sim_net() noexcept { return *net_; }
+  detail::socket_ops& sim_net() noexcept { return *net_; }
   /// Internal: logging state (see simasio/log/log.hpp), created on first use.
   std::shared_ptr<detail::log_state>& sim_log() noexcept { return log_; }
 
@@ -127,7 +127,7 @@ class world {
   host& make_host(std::string name, boost::asio::ip::address address);
 
   std::unique_ptr<detail::world_core> core_;
-  std::unique_ptr<detail::net_core> net_;  // destroyed after the hosts, before the core
+  std::unique_ptr<detail::socket_ops> net_;  // destroyed after the hosts, before the core
   std::shared_ptr<detail::log_state> log_;
   network net_facade_;
   std::vector<std::unique_ptr<host>> hosts_;

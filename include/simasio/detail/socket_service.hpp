@@ -8,8 +8,8 @@
 #include <simasio/detail/world_core.hpp>
 #include <simasio/error.hpp>
 #include <simasio/io_context.hpp>
-#include <simasio/net/net_core.hpp>
-#include <simasio/net/socket_state.hpp>
+#include <simasio/detail/net/socket_ops.hpp>
+#include <simasio/detail/net/socket_state.hpp>
 
 #include <boost/asio/associated_allocator.hpp>
 #include <boost/asio/associated_cancellation_slot.hpp>
@@ -42,10 +42,10 @@ class socket_service final : public boost::asio::execution_context::service, pub
   static socket_service& of(io_context& ctx) { return boost::asio::use_service<socket_service>(ctx); }
 
   // The world's network, or nullptr once the world is gone.
-  net_core* net() const noexcept;
+  socket_ops* net() const noexcept;
   // The world's network. @throws usage_error naming `kind` once the world
   // is gone.
-  net_core& net_checked(const char* kind = "socket") const;
+  socket_ops& net_checked(const char* kind = "socket") const;
   context_state& ctx() const noexcept { return *ctx_; }
 
   socket_state& create(transport proto);
@@ -70,7 +70,7 @@ class socket_service final : public boost::asio::execution_context::service, pub
   boost::system::error_code set_ip_option(socket_state& s, int level, int name, const void* data, std::size_t size);
   void free_foreign() noexcept;
   context_state* ctx_;
-  net_core* net_;
+  socket_ops* net_;
   std::mutex foreign_mutex_;             // guards foreign_: written by other threads
   std::vector<socket_state*> foreign_;  // see adopt_foreign
 };
@@ -120,7 +120,7 @@ class socket_op final : public handler_op<sock_op, Handler, IoExecutor> {
 };
 
 struct socket_op_cancellation {
-  net_core* net;
+  socket_ops* net;
   sock_op* op;
   void operator()(boost::asio::cancellation_type_t type) const {
     using ct = boost::asio::cancellation_type;
@@ -135,7 +135,7 @@ template <completes_with Shape, class Peer = int, class Handler, class IoExecuto
 void start_socket_op(socket_service& svc, socket_state& s, Handler&& handler, const IoExecutor& io_ex,
                      sock_op::kind kind, Setup&& setup) {
   using op_type = socket_op<std::decay_t<Handler>, IoExecutor, Shape, Peer>;
-  net_core* net = svc.net();  // null once the world is gone: start_op refuses that first
+  socket_ops* net = svc.net();  // null once the world is gone: start_op refuses that first
   op_type* op = start_op<op_type>(
       svc.ctx(), s.incarnation, socket_kind(s), std::forward<Handler>(handler), io_ex,
       [&](op_type& o) {

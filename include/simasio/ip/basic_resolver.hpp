@@ -19,13 +19,13 @@ namespace simasio::ip {
 namespace detail {
 // The address of host name `host` as seen from `from_host` ("localhost" and
 // numeric addresses included), or an error (host_not_found).
-boost::system::error_code lookup(simasio::detail::net_core& net, std::uint32_t from_host, std::string_view host,
+boost::system::error_code lookup(simasio::detail::socket_ops& net, std::uint32_t from_host, std::string_view host,
                                  boost::asio::ip::address& out);
 // A service name or number as a port (service_not_found when unknown).
 boost::system::error_code lookup_service(std::string_view service, std::uint16_t& port);
 // Throws the system_error of a failed resolve() from `from_host`: the
 // message names what was asked, and for an unknown name the world's hosts.
-[[noreturn]] void throw_lookup_failure(const boost::system::error_code& ec, simasio::detail::net_core& net,
+[[noreturn]] void throw_lookup_failure(const boost::system::error_code& ec, simasio::detail::socket_ops& net,
                                        std::uint32_t from_host, std::string_view host, std::string_view service);
 // A resolution whose answer is known at once: it completes through its
 // context's queue, never inline.
@@ -106,7 +106,7 @@ class basic_resolver : public boost::asio::ip::resolver_base {
   results_type resolve(std::string_view host, std::string_view service, flags, boost::system::error_code& ec) {
     boost::asio::ip::address address;
     std::uint16_t port = 0;
-    simasio::detail::net_core& net = checked_net();  // before anything reads the host
+    simasio::detail::socket_ops& net = checked_net();  // before anything reads the host
     ec = detail::lookup(net, service_->ctx().host->id, host, address);
     if (!ec) ec = detail::lookup_service(service, port);
     if (ec) return results_type();
@@ -129,7 +129,7 @@ class basic_resolver : public boost::asio::ip::resolver_base {
   results_type resolve(const endpoint_type& e, boost::system::error_code& ec) {
     ec = {};
     std::string name = e.address().to_string();
-    simasio::detail::net_core& net = checked_net();
+    simasio::detail::socket_ops& net = checked_net();
     const std::uint32_t h = net.host_of(e.address(), service_->ctx().host->id);
     if (h != simasio::no_host && !e.address().is_loopback()) name = net.host_name(h);
     return results_type::create(e, name, std::to_string(e.port()));
@@ -180,7 +180,7 @@ class basic_resolver : public boost::asio::ip::resolver_base {
     incarnation_ = service_->ctx().host->incarnation;
   }
   // The network, after the checks every use of an I/O object makes.
-  simasio::detail::net_core& checked_net() {
+  simasio::detail::socket_ops& checked_net() {
     simasio::detail::checked_core(service_->ctx(), incarnation_, "resolver");
     return *service_->net();
   }

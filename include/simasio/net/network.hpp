@@ -10,7 +10,7 @@ namespace simasio {
 
 class host;
 namespace detail {
-class net_core;
+class socket_ops;
 }
 
 /// What the links of a world do, and the faults injected into them. Every
@@ -50,10 +50,10 @@ class network {
   void set_connect_timeout(duration d);
 
   /// Internal.
-  explicit network(detail::net_core& net) noexcept : net_(&net) {}
+  explicit network(detail::socket_ops& net) noexcept : net_(&net) {}
 
  private:
-  detail::net_core* net_;
+  detail::socket_ops* net_;
 };
 
 }  // namespace simasio

@@ -1,6 +1,6 @@
-// simasio/net/socket_state.hpp — what the simulated network knows of one socket
-#ifndef SIMASIO_NET_SOCKET_STATE_HPP
-#define SIMASIO_NET_SOCKET_STATE_HPP
+// simasio/detail/net/socket_state.hpp — what the simulated network knows of one socket
+#ifndef SIMASIO_DETAIL_NET_SOCKET_STATE_HPP
+#define SIMASIO_DETAIL_NET_SOCKET_STATE_HPP
 
 #include <simasio/detail/fifo.hpp>
 #include <simasio/detail/operation.hpp>
@@ -31,7 +31,8 @@ struct net_endpoint {
 
 struct socket_state;
 class tcp_connection;
-class net_core;
+class socket_ops;
+class tcp_layer;
 
 // A pending socket operation. Buffers are captured at start (at most
 // max_buffers of them, like Asio's own socket operations), so the engine
@@ -121,7 +122,8 @@ struct socket_state {
   int syn_attempts = 0;             // SYNs sent by this connect
   duration connect_started{0};      // when this connect began
   std::unique_ptr<timed_event> connect_timer;  // SYN retransmission; owner: this socket
-  net_core* net = nullptr;          // the network this socket belongs to
+  socket_ops* net = nullptr;        // the network's socket layer, which this socket calls
+  tcp_layer* tcp = nullptr;         // the TCP layer retransmitting its SYN (connect_timer)
   bool embryo = false;              // accepted by the network, not yet by the program
   int backlog = 0;
   fifo<std::uint64_t> accept_queue;  // ids of accepted, not yet taken sockets
@@ -144,4 +146,4 @@ inline const char* socket_kind(const socket_state& s) noexcept {
 
 }  // namespace simasio::detail
 
-#endif  // SIMASIO_NET_SOCKET_STATE_HPP
+#endif  // SIMASIO_DETAIL_NET_SOCKET_STATE_HPP

@@ -1,0 +1,131 @@
+// simasio/detail/net/tcp.hpp — TCP: connections, handshake, retransmission, windows, close and reset
+#ifndef SIMASIO_DETAIL_NET_TCP_HPP
+#define SIMASIO_DETAIL_NET_TCP_HPP
+
+#include <simasio/detail/fifo.hpp>
+#include <simasio/detail/net/link.hpp>
+#include <simasio/detail/net/socket_table.hpp>
+
+#include <boost/system/error_code.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <utility>
+#include <vector>
+
+namespace simasio::detail {
+
+// One direction of a TCP connection: bytes waiting to be (re)transmitted,
+// segments in flight, and the retransmission clock.
+struct tcp_channel {
+  fifo<std::vector<char>> queue;  // segments not yet on the wire (or lost and waiting)
+  bool fin_queued = false;        // a FIN follows the queue
+  fifo<packet*> in_flight;        // on the wire, arriving in order
+  duration last_arrival{0};       // arrivals never overtake each other
+  bool attempt_scheduled = false;
+  duration rto{std::chrono::milliseconds(200)};
+  duration stuck_since{-1};           // first failed transmission of the head, for the user timeout
+  std::size_t bytes_outstanding = 0;  // queued or in flight: counts against the send window
+};
+
+class tcp_layer;
+
+class tcp_connection {
+ public:
+  tcp_layer* tcp = nullptr;
+  std::uint64_t id = 0;
+  std::uint32_t host[2] = {0, 0};
+  net_endpoint ep[2];
+  std::uint64_t sock[2] = {0, 0};  // socket ids; 0 once that end is gone
+  tcp_channel chan[2];             // chan[i]: from side i to side 1 - i
+  std::unique_ptr<timed_event> attempt[2];
+  bool established = false;
+  std::uint64_t client_nonce = 0;  // the connect attempt this connection answers
+};
+
+// TCP over the link layer: SYN, SYN-ACK and RST, segments with
+// retransmission and backoff, the send window, FIN and reset. It changes
+// socket state and tells the socket layer above through two hooks: a
+// socket may now make progress (ready), and a connect attempt ended
+// (connect_done).
+class tcp_layer {
+ public:
+  tcp_layer(link_layer& link, socket_table& table);
+  ~tcp_layer();
+  tcp_layer(const tcp_layer&) = delete;
+  tcp_layer& operator=(const tcp_layer&) = delete;
+
+  duration user_timeout{std::chrono::minutes(15)};
+  duration connect_timeout{std::chrono::seconds(127)};
+
+  struct hooks {
+    void (*ready)(void* self, socket_state& s) = nullptr;
+    // Completes the socket's oldest pending connect with ec, then lets the
+    // socket make progress.
+    void (*connect_done)(void* self, socket_state& s, boost::system::error_code ec) = nullptr;
+    void* self = nullptr;
+  };
+  void set_hooks(hooks h) noexcept { up_ = h; }
+
+  // Starts the handshake of a bound socket whose remote is set: SYNs with
+  // Linux's backoff until connect_timeout.
+  void connect(socket_state& s);
+  // Bytes a connected socket's write accepted: queued as segments.
+  void send(socket_state& s, std::vector<char> bytes) { queue_data(*s.conn, s.side, std::move(bytes)); }
+  // shutdown(send): a FIN after the queued data.
+  void shutdown_send(socket_state& s) { queue_fin(*s.conn, s.side); }
+  // The TCP part of close(): the handshake stops, the connection ends
+  // abortively (RST: unread data, linger 0) or gracefully (FIN after the
+  // queue), and connections accepted by the network but not the program
+  // are reset and their sockets deleted.
+  void close(socket_state& s);
+  // The socket fails with ec (reset, timed out): every operation sees it.
+  void fail(socket_state& s, boost::system::error_code ec);
+  // A power cut: what the socket had on the wire is gone, and its
+  // connection is forgotten without a word to the peer.
+  void power_cut(socket_state& s);
+  // network::reset: both ends of every connection between a and b fail.
+  void reset_connections(std::uint32_t a, std::uint32_t b);
+
+ private:
+  static void on_syn(void* self, packet& p);
+  static void on_syn_ack(void* self, packet& p);
+  static void on_rst(void* self, packet& p);
+  static void on_segment(void* self, packet& p);
+  static void on_release(void* self, std::uint32_t a, std::uint32_t b);
+  void syn(packet& p);
+  void syn_ack(packet& p);
+  void rst(packet& p);
+  void segment(packet& p);
+  void send_syn(std::uint64_t sock_id);
+  void send_rst(std::uint32_t from_host, const net_endpoint& from, std::uint32_t to_host, const net_endpoint& to,
+                std::uint64_t conn, int to_side);
+  void queue_data(tcp_connection& c, int side, std::vector<char> bytes);
+  void queue_fin(tcp_connection& c, int side);
+  void transmit(tcp_connection& c, int side);
+  void schedule_attempt(tcp_connection& c, int side, duration at);
+  // In-flight segments back to the queue, in order; all but @p head (recorded
+  // already) recorded dropped for @p reason.
+  void retreat(tcp_connection& c, int side, const packet& head, std::uint64_t reason);
+  void abort_connection(socket_state& s, bool send_reset);
+  void detach_connection(socket_state& s) noexcept;
+  tcp_connection* find_connection(std::uint64_t id) const noexcept {
+    return id != 0 && id <= connections_.size() ? connections_[id - 1].get() : nullptr;
+  }
+  void ready(socket_state& s) { up_.ready(up_.self, s); }
+
+  link_layer& link_;
+  world_core& core_;
+  socket_table& table_;
+  hooks up_;
+  std::vector<std::unique_ptr<tcp_connection>> connections_;  // by id - 1
+  std::map<std::pair<std::uint64_t, std::uint64_t>, std::uint64_t> by_client_attempt_;  // (socket, nonce) -> connection
+  std::uint64_t next_nonce_ = 0;
+};
+
+}  // namespace simasio::detail
+
+#endif  // SIMASIO_DETAIL_NET_TCP_HPP

@@ -1,0 +1,453 @@
+// tcp.cpp — TCP: connections, handshake, retransmission, windows, close and reset
+#include <simasio/detail/net/tcp.hpp>
+
+#include <boost/asio/error.hpp>
+
+#include <algorithm>
+
+namespace simasio::detail {
+
+namespace aerr = boost::asio::error;
+
+namespace {
+constexpr duration max_rto = std::chrono::seconds(120);
+constexpr duration initial_rto = std::chrono::milliseconds(200);
+}  // namespace
+
+tcp_layer::tcp_layer(link_layer& link, socket_table& table) : link_(link), core_(link.core()), table_(table) {
+  link_.set_protocol(packet::type::syn, &tcp_layer::on_syn, this, false);
+  link_.set_protocol(packet::type::syn_ack, &tcp_layer::on_syn_ack, this, false);
+  link_.set_protocol(packet::type::rst, &tcp_layer::on_rst, this, false);
+  link_.set_protocol(packet::type::segment, &tcp_layer::on_segment, this, true);
+  link_.set_release_hook(&tcp_layer::on_release, this);
+}
+
+tcp_layer::~tcp_layer() {
+  for (auto& c : connections_)
+    if (c)
+      for (auto& a : c->attempt)
+        if (a) core_.cancel(*a);
+}
+
+void tcp_layer::on_syn(void* self, packet& p) { static_cast<tcp_layer*>(self)->syn(p); }
+void tcp_layer::on_syn_ack(void* self, packet& p) { static_cast<tcp_layer*>(self)->syn_ack(p); }
+void tcp_layer::on_rst(void* self, packet& p) { static_cast<tcp_layer*>(self)->rst(p); }
+void tcp_layer::on_segment(void* self, packet& p) { static_cast<tcp_layer*>(self)->segment(p); }
+
+// TCP channels between a and b that stopped on the hold resume now.
+void tcp_layer::on_release(void* self, std::uint32_t a, std::uint32_t b) {
+  auto& tcp = *static_cast<tcp_layer*>(self);
+  const auto key = std::make_pair(std::min(a, b), std::max(a, b));
+  for (auto& c : tcp.connections_) {
+    if (!c) continue;
+    for (int side = 0; side < 2; ++side) {
+      const auto pair =
+          std::make_pair(std::min(c->host[side], c->host[1 - side]), std::max(c->host[side], c->host[1 - side]));
+      if (pair == key && !c->chan[side].attempt_scheduled && (!c->chan[side].queue.empty() || c->chan[side].fin_queued))
+        tcp.transmit(*c, side);
+    }
+  }
+}
+
+// ---- handshake ---------------------------------------------------------------------
+
+void tcp_layer::connect(socket_state& s) {
+  s.connecting = true;
+  s.connect_nonce = ++next_nonce_;
+  s.syn_attempts = 0;
+  s.connect_started = core_.now();
+  s.tcp = this;
+  send_syn(s.id);
+}
+
+// Sends (or resends) the SYN of a connecting socket, with Linux's backoff:
+// 1 s, 2 s, 4 s, ... until connect_timeout.
+void tcp_layer::send_syn(std::uint64_t sock_id) {
+  socket_state* s = table_.find(sock_id);
+  if (s == nullptr || !s->connecting) return;
+  const std::uint32_t h = s->ctx->host->id;
+  const int attempt = s->syn_attempts++;
+  if (core_.now() - s->connect_started >= connect_timeout) {
+    s->connecting = false;
+    up_.connect_done(up_.self, *s, aerr::timed_out);
+    return;
+  }
+  packet* p = link_.new_packet(packet::type::syn, h, s->local, link_.host_of(s->remote.address, h), s->remote);
+  p->sock = sock_id;
+  p->nonce = s->connect_nonce;
+  auto& timer = s->connect_timer;
+  if (!timer)
+    timer = std::make_unique<timed_event>(
+        [](timed_event* ev) {
+          auto* sock = static_cast<socket_state*>(ev->owner());
+          sock->tcp->send_syn(sock->id);
+        },
+        s);
+  duration backoff = std::chrono::seconds(1) * (std::int64_t{1} << std::min(attempt, 20));
+  core_.schedule(*timer, core_.now() + backoff);
+  if (p->to_host == no_host) {  // nobody has that address: the SYN vanishes
+    link_.record(event_kind::net_send, h, p->seq, no_host);
+    link_.record(event_kind::net_drop, h, p->seq, drop_code(drop_reason::unreachable));
+    link_.drop(p);
+    return;
+  }
+  link_.send(p);
+}
+
+void tcp_layer::syn(packet& p) {
+  socket_state* listener = table_.bound(p.to_host, transport::tcp, p.to.port);
+  if (listener == nullptr || !listener->listening || !link_.host(p.to_host).up) {
+    // Nobody listens: the OS answers with a reset, the client gets connection_refused.
+    link_.send(link_.reply_to(p, packet::type::rst));
+    return;
+  }
+  // A repeated SYN (our SYN-ACK was lost) gets the same connection's SYN-ACK again.
+  tcp_connection* c = nullptr;
+  if (auto it = by_client_attempt_.find({p.sock, p.nonce}); it != by_client_attempt_.end())
+    c = find_connection(it->second);
+  if (c == nullptr) {
+    if (static_cast<int>(listener->accept_queue.size()) >= listener->backlog) return;  // full: the client retries
+    auto conn = std::make_unique<tcp_connection>();
+    conn->tcp = this;
+    conn->id = connections_.size() + 1;
+    conn->host[0] = p.from_host;
+    conn->host[1] = p.to_host;
+    conn->ep[0] = p.from;
+    conn->ep[1] = p.to;
+    socket_state& embryo = table_.create(*listener->ctx, transport::tcp);
+    embryo.net = listener->net;
+    embryo.open = true;
+    embryo.embryo = true;
+    embryo.v6 = listener->v6;
+    embryo.connected = true;
+    embryo.local = p.to;
+    embryo.remote = p.from;
+    embryo.send_buffer = listener->send_buffer;
+    embryo.receive_buffer = listener->receive_buffer;
+    embryo.conn = conn.get();
+    embryo.side = 1;
+    conn->sock[0] = p.sock;
+    conn->sock[1] = embryo.id;
+    conn->established = false;  // until the client has our SYN-ACK: nothing flows before
+    conn->client_nonce = p.nonce;
+    by_client_attempt_[{p.sock, p.nonce}] = conn->id;
+    c = conn.get();
+    connections_.push_back(std::move(conn));
+    listener->accept_queue.push_back(embryo.id);
+    link_.record(event_kind::tcp_connect, p.to_host, c->id, 1);
+    ready(*listener);
+  }
+  packet* r = link_.reply_to(p, packet::type::syn_ack);
+  r->conn = c->id;
+  link_.send(r);
+}
+
+void tcp_layer::syn_ack(packet& p) {
+  socket_state* s = table_.find(p.sock);
+  tcp_connection* c = find_connection(p.conn);
+  if (c == nullptr) return;
+  if (s == nullptr || !s->connecting || s->connect_nonce != p.nonce || !link_.host(p.to_host).up) {
+    if (s == nullptr || !s->connected || s->conn != c) send_rst(p.to_host, p.to, p.from_host, p.from, c->id, 1);
+    return;
+  }
+  s->connecting = false;
+  s->connected = true;
+  s->conn = c;
+  s->side = 0;
+  c->established = true;
+  if (s->connect_timer) core_.cancel(*s->connect_timer);
+  link_.record(event_kind::tcp_connect, p.to_host, c->id, 0);
+  up_.connect_done(up_.self, *s, {});
+  // Data the server queued before we knew of the connection may flow now.
+  if (!c->chan[1].queue.empty() || c->chan[1].fin_queued) transmit(*c, 1);
+}
+
+void tcp_layer::rst(packet& p) {
+  if (p.conn == 0) {  // refusing a connect
+    socket_state* s = table_.find(p.sock);
+    if (s == nullptr || !s->connecting || s->connect_nonce != p.nonce) return;  // a stale answer
+    s->connecting = false;
+    if (s->connect_timer) core_.cancel(*s->connect_timer);
+    up_.connect_done(up_.self, *s, aerr::connection_refused);
+    return;
+  }
+  tcp_connection* c = find_connection(p.conn);
+  if (c == nullptr) return;
+  socket_state* s = table_.find(c->sock[p.side]);
+  if (s == nullptr) return;
+  if (s->conn == c) {
+    fail(*s, aerr::connection_reset);
+  } else if (p.side == 0 && s->connecting && s->connect_nonce == c->client_nonce) {
+    // Reset before our SYN-ACK arrived: the connect fails.
+    fail(*s, aerr::connection_refused);
+  }
+}
+
+void tcp_layer::send_rst(std::uint32_t from_host, const net_endpoint& from, std::uint32_t to_host,
+                         const net_endpoint& to, std::uint64_t conn, int to_side) {
+  packet* r = link_.new_packet(packet::type::rst, from_host, from, to_host, to);
+  r->conn = conn;
+  r->side = to_side;
+  link_.send(r);
+}
+
+// ---- data ----------------------------------------------------------------------------
+
+void tcp_layer::queue_data(tcp_connection& c, int side, std::vector<char> bytes) {
+  tcp_channel& ch = c.chan[side];
+  const link_config& cfg = link_.config(c.host[side], c.host[1 - side]);
+  const std::size_t mss = cfg.mtu > 40 + 1 ? cfg.mtu - 40 : 1;
+  ch.bytes_outstanding += bytes.size();
+  // Seeded segment sizes: mostly full segments, sometimes split, so a
+  // reader sees data arrive in pieces and framing bugs surface.
+  rng& r = core_.random(choice_purpose::network);
+  std::size_t off = 0;
+  while (off < bytes.size()) {
+    std::size_t n = std::min(mss, bytes.size() - off);
+    if (n > 1 && r.chance(0.25)) n = 1 + r.below(n - 1);
+    ch.queue.emplace_back(bytes.begin() + static_cast<std::ptrdiff_t>(off),
+                          bytes.begin() + static_cast<std::ptrdiff_t>(off + n));
+    off += n;
+  }
+  if (!ch.attempt_scheduled && c.established) transmit(c, side);
+}
+
+void tcp_layer::queue_fin(tcp_connection& c, int side) {
+  tcp_channel& ch = c.chan[side];
+  if (ch.fin_queued) return;
+  ch.fin_queued = true;
+  if (!ch.attempt_scheduled) transmit(c, side);
+}
+
+void tcp_layer::schedule_attempt(tcp_connection& c, int side, duration at) {
+  auto& ev = c.attempt[side];
+  if (!ev) {
+    // The owner is the connection; the side is recovered from which event fired.
+    ev = std::make_unique<timed_event>(
+        [](timed_event* e) {
+          auto* conn = static_cast<tcp_connection*>(e->owner());
+          const int s = conn->attempt[0].get() == e ? 0 : 1;
+          conn->chan[s].attempt_scheduled = false;
+          conn->tcp->transmit(*conn, s);
+        },
+        &c);
+  }
+  c.chan[side].attempt_scheduled = true;
+  core_.schedule(*ev, at);
+}
+
+// Sends every queued segment of one direction that the link lets through.
+// A blocked link, a power-cut peer or a lost segment means retransmission
+// after the RTO (doubling up to 120 s), until the user timeout aborts.
+void tcp_layer::transmit(tcp_connection& c, int side) {
+  if (!c.established) return;  // the handshake's end starts it
+  tcp_channel& ch = c.chan[side];
+  const std::uint32_t from = c.host[side], to = c.host[1 - side];
+  const link_config& cfg = link_.config(from, to);
+  rng& r = core_.random(choice_purpose::network);
+  using verdict = link_layer::verdict;
+  while (!ch.queue.empty() || ch.fin_queued) {
+    // TCP needs both directions: without acknowledgements coming back
+    // (a one-way block of the reverse path) the sender keeps retransmitting.
+    verdict v = link_.judge(from, to);
+    if (v == verdict::pass && link_.judge(to, from) == verdict::drop) v = verdict::drop;
+    if (v == verdict::hold) return;  // the link's release resumes the channel
+    const bool lost = v == verdict::pass && from != to && r.chance(cfg.loss);
+    if (v == verdict::drop || lost) {
+      if (ch.stuck_since < duration::zero()) ch.stuck_since = core_.now();
+      if (core_.now() - ch.stuck_since >= user_timeout) {
+        if (socket_state* s = table_.find(c.sock[side])) fail(*s, aerr::timed_out);
+        ch.queue.clear();
+        ch.fin_queued = false;
+        ch.bytes_outstanding = 0;
+        return;
+      }
+      // The segment goes out and is lost on the way: it is numbered like
+      // any packet, so the drop names one the trace saw sent.
+      const std::uint64_t seq = core_.events().size();
+      link_.record(event_kind::net_send, from, seq, to);
+      link_.record(event_kind::net_drop, from, seq, lost ? drop_code(drop_reason::lost) : link_.drop_cause(from, to));
+      schedule_attempt(c, side, core_.now() + ch.rto);
+      ch.rto = std::min(ch.rto * 2, max_rto);
+      return;
+    }
+    packet* p = link_.new_packet(packet::type::segment, from, c.ep[side], to, c.ep[1 - side]);
+    p->conn = c.id;
+    p->side = side;
+    if (!ch.queue.empty()) {
+      p->data = std::move(ch.queue.front());
+      ch.queue.pop_front();
+    } else {
+      p->fin = true;
+      ch.fin_queued = false;
+    }
+    link_.record(event_kind::net_send, from, p->seq, to);
+    // Strictly after the previous segment: events due at one instant are
+    // released in seed order, which must not reorder a stream.
+    const duration sent_at = link_.on_wire(from, to, cfg, p->data.size() + 40);
+    const duration at = std::max(sent_at + (from == to ? duration::zero() : link_.draw_latency(cfg)),
+                                 ch.last_arrival + duration(1));
+    ch.last_arrival = at;
+    ch.in_flight.push_back(p);
+    link_.schedule_arrival(p, at);
+    ch.rto = initial_rto;
+    ch.stuck_since = duration(-1);
+  }
+}
+
+// A partition, a power cut or a hold ate the head of the flight: everything
+// in flight goes back to the queue, in order, to be retransmitted. The rest
+// of the flight shares the head's fate, and the trace says so packet by
+// packet (each sent packet ends delivered or dropped).
+void tcp_layer::retreat(tcp_connection& c, int side, const packet& head, std::uint64_t reason) {
+  tcp_channel& ch = c.chan[side];
+  for (const packet* p : ch.in_flight)
+    if (p != &head) link_.record(event_kind::net_drop, p->to_host, p->seq, reason);
+  while (!ch.in_flight.empty()) {
+    packet* p = ch.in_flight.back();
+    ch.in_flight.pop_back();
+    if (p->fin) ch.fin_queued = true;
+    else ch.queue.push_front(std::move(p->data));
+    link_.drop(p);
+  }
+  ch.last_arrival = core_.now();
+}
+
+void tcp_layer::segment(packet& p) {
+  tcp_connection* c = find_connection(p.conn);
+  if (c == nullptr) {
+    link_.record(event_kind::net_drop, p.to_host, p.seq, drop_code(drop_reason::no_socket));
+    link_.drop(&p);
+    return;
+  }
+  const int side = p.side;
+  tcp_channel& ch = c->chan[side];
+  using verdict = link_layer::verdict;
+  const verdict v = link_.judge(p.from_host, p.to_host);
+  if (v != verdict::pass) {
+    const std::uint64_t reason =
+        v == verdict::hold ? drop_code(drop_reason::held) : link_.drop_cause(p.from_host, p.to_host);
+    link_.record(event_kind::net_drop, p.to_host, p.seq, reason);
+    retreat(*c, side, p, reason);  // frees p with the rest of the flight
+    if (v == verdict::drop) {
+      if (ch.stuck_since < duration::zero()) ch.stuck_since = core_.now();
+      if (!ch.attempt_scheduled) schedule_attempt(*c, side, core_.now() + ch.rto);
+      ch.rto = std::min(ch.rto * 2, max_rto);
+    }
+    return;
+  }
+  link_.record(event_kind::net_deliver, p.to_host, p.seq, p.data.size());
+  if (!ch.in_flight.empty() && ch.in_flight.front() == &p) ch.in_flight.pop_front();
+  ch.bytes_outstanding -= std::min(ch.bytes_outstanding, p.data.size());
+  socket_state* r = table_.find(c->sock[1 - p.side]);
+  if (r != nullptr && r->conn != c && !r->embryo) r = nullptr;  // the socket moved on (closed, reused)
+  if (r == nullptr || !link_.host(p.to_host).up) {
+    // The receiving end is gone: its OS answers with a reset.
+    if (!p.data.empty() || !p.fin) send_rst(p.to_host, p.to, p.from_host, p.from, c->id, p.side);
+  } else {
+    r->rx.append(p.data.begin(), p.data.end());
+    if (p.fin) r->rx_fin = true;
+    ready(*r);
+  }
+  if (socket_state* s = table_.find(c->sock[p.side])) ready(*s);  // the window opened
+  link_.drop(&p);
+}
+
+// ---- failure and close ------------------------------------------------------------------
+
+void tcp_layer::fail(socket_state& s, boost::system::error_code ec) {
+  if (s.failed) return;
+  s.failed = ec;
+  s.connecting = false;
+  link_.record(event_kind::tcp_reset, s.ctx->host->id, s.conn != nullptr ? s.conn->id : 0,
+               static_cast<std::uint64_t>(ec.value()));
+  s.rx.clear();
+  detach_connection(s);
+  ready(s);
+}
+
+// Forgets the connection on this socket's side: queued data is dropped and
+// nothing more is retransmitted.
+void tcp_layer::detach_connection(socket_state& s) noexcept {
+  tcp_connection* c = s.conn;
+  if (c == nullptr) return;
+  tcp_channel& ch = c->chan[s.side];
+  ch.queue.clear();
+  ch.fin_queued = false;
+  ch.bytes_outstanding = 0;
+  if (c->attempt[s.side]) core_.cancel(*c->attempt[s.side]);
+  ch.attempt_scheduled = false;
+  c->sock[s.side] = 0;
+  s.conn = nullptr;
+  s.connected = false;
+}
+
+void tcp_layer::abort_connection(socket_state& s, bool send_reset) {
+  tcp_connection* c = s.conn;
+  if (c == nullptr) return;
+  if (send_reset) send_rst(c->host[s.side], c->ep[s.side], c->host[1 - s.side], c->ep[1 - s.side], c->id, 1 - s.side);
+  link_.record(event_kind::tcp_close, s.ctx->host->id, c->id, send_reset ? 1 : 0);
+  detach_connection(s);
+}
+
+void tcp_layer::close(socket_state& s) {
+  if (s.connecting) {
+    s.connecting = false;
+    if (s.connect_timer) core_.cancel(*s.connect_timer);
+  }
+  if (s.conn != nullptr) {
+    // Unread data, or linger 0, makes a close abortive (RST); otherwise the
+    // queued data drains and a FIN follows (unless shutdown sent it already).
+    const bool abortive = !s.rx.empty() || (s.linger_on && s.linger_seconds == 0);
+    if (abortive) {
+      abort_connection(s, true);
+    } else {
+      tcp_connection* c = s.conn;
+      if (!s.tx_shutdown) queue_fin(*c, s.side);
+      link_.record(event_kind::tcp_close, s.ctx->host->id, c->id, 0);
+      c->sock[s.side] = 0;
+      s.conn = nullptr;
+    }
+  }
+  std::vector<std::uint64_t> unaccepted(s.accept_queue.begin(), s.accept_queue.end());
+  s.accept_queue.clear();
+  for (std::uint64_t id : unaccepted) {
+    if (socket_state* e = table_.find(id)) {
+      abort_connection(*e, true);
+      table_.forget(id);
+      delete e;
+    }
+  }
+}
+
+void tcp_layer::power_cut(socket_state& s) {
+  // Silence: the machine is gone, peers notice only by their timeouts.
+  // What it had on the wire is gone too.
+  if (s.conn != nullptr) {
+    tcp_channel& ch = s.conn->chan[s.side];
+    while (!ch.in_flight.empty()) {
+      packet* p = ch.in_flight.front();
+      ch.in_flight.pop_front();
+      link_.record(event_kind::net_drop, s.ctx->host->id, p->seq, drop_code(drop_reason::power_off));
+      link_.drop(p);
+    }
+  }
+  detach_connection(s);
+}
+
+void tcp_layer::reset_connections(std::uint32_t a, std::uint32_t b) {
+  // By index, in creation order: failing a socket may run no user code
+  // (completions are posted), but keeps the order independent of addresses.
+  for (std::size_t i = 0; i < connections_.size(); ++i) {
+    tcp_connection* c = connections_[i].get();
+    if (c == nullptr) continue;
+    const bool between = (c->host[0] == a && c->host[1] == b) || (c->host[0] == b && c->host[1] == a);
+    if (!between) continue;
+    for (int side = 0; side < 2; ++side) {
+      socket_state* s = table_.find(c->sock[side]);
+      if (s != nullptr && s->conn == c) fail(*s, aerr::connection_reset);
+    }
+  }
+}
+
+}  // namespace simasio::detail

@@ -1,0 +1,139 @@
+// udp.cpp — UDP: datagrams, their delivery, and multicast groups
+#include <simasio/detail/net/udp.hpp>
+
+#include <boost/asio/error.hpp>
+
+#include <algorithm>
+
+namespace simasio::detail {
+
+namespace aerr = boost::asio::error;
+
+udp_layer::udp_layer(link_layer& link, socket_table& table) : link_(link), table_(table) {
+  link_.set_protocol(packet::type::udp, &udp_layer::deliver, this, false);
+}
+
+// A datagram that passed its link: to the socket bound to its port, unless
+// nobody listens there or the socket's receive buffer is full.
+void udp_layer::deliver(void* self, packet& p) {
+  auto& udp = *static_cast<udp_layer*>(self);
+  socket_state* s = udp.table_.bound(p.to_host, transport::udp, p.to.port);
+  // A group's datagram needs a member on this host (it may have left
+  // while the datagram flew) and a socket bound to any address or the group.
+  if (s != nullptr && p.to.address.is_multicast()) {
+    auto g = udp.groups_.find(p.to.address);
+    if (g == udp.groups_.end() || g->second.count(p.to_host) == 0 ||
+        !(s->local.address.is_unspecified() || s->local.address == p.to.address))
+      s = nullptr;
+  } else if (s != nullptr && s->local.address.is_multicast()) {
+    s = nullptr;  // bound to a group: unicast is not for it
+  }
+  if (s == nullptr || !s->ctx->host->up || (s->connected && !(s->remote == p.from))) {
+    udp.link_.record(event_kind::net_drop, p.to_host, p.seq, drop_code(drop_reason::no_socket));
+  } else if (s->datagram_bytes + p.data.size() > s->receive_buffer) {
+    udp.link_.record(event_kind::net_drop, p.to_host, p.seq, drop_code(drop_reason::buffer_full));
+  } else {
+    s->datagram_bytes += p.data.size();
+    s->datagrams.push_back(datagram{p.from, std::move(p.data)});
+    udp.ready_(udp.ready_self_, *s);
+  }
+}
+
+packet* udp_layer::datagram_packet(std::uint32_t from, const net_endpoint& source, std::uint32_t to_host,
+                                   const net_endpoint& to, std::span<const boost::asio::const_buffer> data,
+                                   std::size_t size) {
+  packet* p = link_.new_packet(packet::type::udp, from, source, to_host, to);
+  p->data.resize(size);
+  std::size_t off = 0;
+  for (const auto& b : data) {
+    std::copy_n(static_cast<const char*>(b.data()), b.size(), p->data.data() + off);
+    off += b.size();
+  }
+  return p;
+}
+
+boost::system::error_code udp_layer::send(socket_state& s, std::span<const boost::asio::const_buffer> data,
+                                          std::size_t size, const net_endpoint& to) {
+  const std::uint32_t from = s.ctx->host->id;
+  // The source address, as Linux picks it: a socket bound to the wildcard
+  // sends from 127.0.0.1 to loopback and from its host's address elsewhere;
+  // one bound to loopback cannot reach another host (EINVAL).
+  net_endpoint source{s.local.address, s.local.port};
+  if (source.address.is_unspecified() || source.address.is_multicast())
+    source.address = to.address.is_loopback() ? to.address : link_.host_address(from);
+  else if (source.address.is_loopback() && !to.address.is_loopback() && link_.host_of(to.address, from) != from)
+    return aerr::invalid_argument;
+  if (to.address.is_multicast()) {
+    send_multicast(s, from, source, to, data, size);
+    return {};
+  }
+  packet* p = datagram_packet(from, source, link_.host_of(to.address, from), to, data, size);
+  if (p->to_host == no_host) {  // nobody has that address: the datagram vanishes
+    link_.record(event_kind::net_send, from, p->seq, no_host);
+    link_.record(event_kind::net_drop, from, p->seq, drop_code(drop_reason::unreachable));
+    link_.drop(p);
+    return {};
+  }
+  link_.send(p);
+  return {};
+}
+
+// One copy per member host, each over its own link (its own loss, latency
+// and duplication draws), in host id order. The sender's own host gets a
+// copy only with IP_MULTICAST_LOOP (the default); hops 0 keeps it there.
+void udp_layer::send_multicast(socket_state& s, std::uint32_t from, const net_endpoint& source,
+                               const net_endpoint& to, std::span<const boost::asio::const_buffer> data,
+                               std::size_t size) {
+  bool sent = false;
+  if (auto g = groups_.find(to.address); g != groups_.end()) {
+    for (const auto& [member, count] : g->second) {
+      if (member == from ? !s.multicast_loop : s.multicast_hops == 0) continue;
+      link_.send(datagram_packet(from, source, member, to, data, size));
+      sent = true;
+    }
+  }
+  if (!sent) {  // no member anywhere: the datagram reaches nobody
+    const std::uint64_t seq = link_.core().events().size();
+    link_.record(event_kind::net_send, from, seq, no_host);
+    link_.record(event_kind::net_drop, from, seq, drop_code(drop_reason::unreachable));
+  }
+}
+
+boost::system::error_code udp_layer::join_group(socket_state& s, const boost::asio::ip::address& group) {
+  if (s.proto != transport::udp) return boost::system::errc::make_error_code(boost::system::errc::protocol_error);
+  if (!group.is_multicast()) return aerr::invalid_argument;
+  if (std::find(s.groups.begin(), s.groups.end(), group) != s.groups.end()) return aerr::address_in_use;
+  s.groups.push_back(group);
+  ++groups_[group][s.ctx->host->id];
+  return {};
+}
+
+boost::system::error_code udp_layer::leave_group(socket_state& s, const boost::asio::ip::address& group) {
+  if (s.proto != transport::udp) return boost::system::errc::make_error_code(boost::system::errc::protocol_error);
+  if (!group.is_multicast()) return aerr::invalid_argument;
+  auto it = std::find(s.groups.begin(), s.groups.end(), group);
+  if (it == s.groups.end())
+    return boost::system::errc::make_error_code(boost::system::errc::address_not_available);
+  s.groups.erase(it);
+  auto g = groups_.find(group);
+  if (g != groups_.end()) {
+    auto m = g->second.find(s.ctx->host->id);
+    if (m != g->second.end() && --m->second <= 0) g->second.erase(m);
+    if (g->second.empty()) groups_.erase(g);
+  }
+  return {};
+}
+
+void udp_layer::leave_all_groups(socket_state& s) noexcept {
+  while (!s.groups.empty()) {
+    const boost::asio::ip::address group = s.groups.back();
+    s.groups.pop_back();
+    auto g = groups_.find(group);
+    if (g == groups_.end()) continue;
+    auto m = g->second.find(s.ctx->host->id);
+    if (m != g->second.end() && --m->second <= 0) g->second.erase(m);
+    if (g->second.empty()) groups_.erase(g);
+  }
+}
+
+}  // namespace simasio::detail
