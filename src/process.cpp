@@ -203,10 +203,7 @@ std::shared_ptr<const process_status> world_core::spawn(simasio::host& h, host_s
   std::call_once(terminate_installed, [] { previous_terminate = std::set_terminate(&on_terminate); });
   processes_.emplace_back(new process_state(*this, h, hs, pid, std::move(main)));
   process_state& p = *processes_.back();
-  // pct: like a context's, a process's initial priority lies above every change point's.
-  if (opts_.strategy == strategy::pct)
-    p.sched.priority = static_cast<std::uint64_t>(opts_.pct_depth) +
-                       random(choice_purpose::scheduler).below(std::uint64_t{1} << 32);
+  strategy_->attach(p.sched);  // a process is scheduled like a context
   record(event_kind::process_spawn, hs.id, pid);
   p.resume_queued = true;
   post_new(p.sched, &p.resume);

@@ -370,7 +370,7 @@ bool cond_wake(void* cond, bool all) noexcept {
     wake_all(c, list);
   } else {
     std::size_t i = 0;
-    if (list.size() > 1 && c.options().strategy != strategy::fifo)
+    if (list.size() > 1 && c.explores())
       i = static_cast<std::size_t>(c.random(choice_purpose::scheduler).below(list.size()));
     sync_waiter* w = list[i];
     list.erase(list.begin() + static_cast<std::ptrdiff_t>(i));

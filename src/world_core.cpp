@@ -52,15 +52,9 @@ world_core::world_core(const world_options& opts)
   if (opts_.replay_tape) tape_.start_replay(*opts_.replay_tape, opts_.on_tape_mismatch);
   trace_.record_all(opts_.record_trace, opts_.record_trace_limit, opts_.record_trace_first);
   trace_.hash_events(opts_.hash_trace);
-  if (opts_.strategy == strategy::pct) {
-    if (opts_.pct_depth < 1)
-      throw config_error("simasio: world_options::pct_depth must be at least 1 (got " +
-                         std::to_string(opts_.pct_depth) + ")");
-    if (opts_.pct_horizon < 1) throw config_error("simasio: world_options::pct_horizon must be at least 1");
-    rng& r = random(choice_purpose::scheduler);
-    for (int i = 0; i + 1 < opts_.pct_depth; ++i) pct_change_points_.push_back(1 + r.below(opts_.pct_horizon));
-    std::sort(pct_change_points_.begin(), pct_change_points_.end());
-  }
+  strategy_ = sched::make_strategy(opts_, random(choice_purpose::scheduler));
+  explores_ = strategy_->explores();
+  watches_steps_ = strategy_->watches_steps();
 }
 
 world_core::~world_core() = default;
@@ -89,10 +83,7 @@ void world_core::attach(context_state& ctx, host_state& host, boost::asio::execu
   ctx.exec = &exec;
   ctx.id = static_cast<std::uint32_t>(contexts_.size());
   ctx.concurrency = concurrency < 1 ? 1 : concurrency;
-  // pct: initial priorities lie above every change-point priority (0 .. d-2).
-  if (opts_.strategy == strategy::pct)
-    ctx.priority = static_cast<std::uint64_t>(opts_.pct_depth) +
-                   random(choice_purpose::scheduler).below(std::uint64_t{1} << 32);
+  strategy_->attach(ctx);
   contexts_.push_back(&ctx);
 }
 
@@ -202,7 +193,7 @@ bool world_core::advance(duration deadline) {
     ev->pos_ = batch_.size();
     batch_.push_back(ev);
   }
-  if (batch_.size() > 1 && opts_.strategy != strategy::fifo) {
+  if (batch_.size() > 1 && explores_) {
     // Selection shuffle: drawing 0 everywhere keeps scheduling order (polite).
     rng& r = random(choice_purpose::scheduler);
     for (std::size_t i = 0; i + 1 < batch_.size(); ++i) {
@@ -227,25 +218,8 @@ bool world_core::advance(duration deadline) {
 
 // ---- running --------------------------------------------------------------------
 
-std::size_t world_core::pick_among_many() {
-  const std::size_t n = runnable_.size();
-  switch (opts_.strategy) {
-    case strategy::fifo:
-      return 0;
-    case strategy::random_walk:
-      return static_cast<std::size_t>(random(choice_purpose::scheduler).below(n));
-    case strategy::pct: {
-      std::size_t best = 0;
-      for (std::size_t i = 1; i < n; ++i)
-        if (runnable_[i]->priority > runnable_[best]->priority) best = i;
-      return best;
-    }
-  }
-  return 0;
-}
-
 operation* world_core::take_operation(context_state& ctx, std::size_t index) {
-  if ((ctx.concurrency == 1 && ctx.runners < 2) || ctx.ready.size() == 1 || opts_.strategy == strategy::fifo) {
+  if ((ctx.concurrency == 1 && ctx.runners < 2) || ctx.ready.size() == 1 || !explores_) {
     operation* op = ctx.ready.pop();
     if (ctx.ready.empty()) {
       if (runnable_.size() == 1) runnable_.clear();
@@ -281,9 +255,7 @@ void world_core::run_step(std::size_t index) {
     throw_runaway();
   }
   record(event_kind::handler, ctx.host->id, ctx.id, op->seq_);
-  if (pct_next_change_ < pct_change_points_.size() && steps_ >= pct_change_points_[pct_next_change_]) {
-    ctx.priority = pct_next_change_++;  // below every initial priority
-  }
+  if (watches_steps_) strategy_->stepped(ctx, steps_);
   struct step_guard {
     world_core& core;
     context_state& ctx;

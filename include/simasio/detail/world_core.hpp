@@ -7,6 +7,7 @@
 #include <simasio/detail/operation.hpp>
 #include <simasio/detail/recycler.hpp>
 #include <simasio/random/rng.hpp>
+#include <simasio/sched/strategy.hpp>
 #include <simasio/sched/timed_event.hpp>
 #include <simasio/trace/trace.hpp>
 #include <simasio/world_options.hpp>
@@ -19,6 +20,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -65,7 +67,7 @@ struct context_state {
   std::int64_t work = 0;
   bool stopped = false;
   bool runnable = false;
-  std::uint64_t priority = 0;  // pct
+  std::uint64_t priority = 0;  // the strategy's to use (pct: this context's priority)
   std::vector<pending_source*> sources;
   timer_service* timers = nullptr;  // this context's timer service, once created
   // Real Asio I/O objects (the timers inside Beast's websocket::stream and
@@ -164,6 +166,8 @@ class world_core {
   const world_options& options() const noexcept { return opts_; }
   duration now() const noexcept { return now_; }
   std::uint64_t steps() const noexcept { return steps_; }
+  // The strategy explores (not fifo): equivalent choices are drawn from the seed.
+  bool explores() const noexcept { return explores_; }
 
   // ---- contexts -------------------------------------------------------
   void attach(context_state& ctx, host_state& host, boost::asio::execution_context& exec,
@@ -346,7 +350,7 @@ class world_core {
   std::size_t pick_context() {
     return runnable_.size() == 1 ? 0 : pick_among_many();
   }
-  std::size_t pick_among_many();
+  std::size_t pick_among_many() { return strategy_->pick(std::span<context_state* const>(runnable_)); }
   void reposition(std::size_t index) noexcept;
   operation* take_operation(context_state& ctx, std::size_t index);
   void run_step(std::size_t index);
@@ -399,8 +403,9 @@ class world_core {
   choice_tape tape_;
   rng streams_[choice_purpose_count];
   xoshiro256 entropy_;
-  std::vector<std::uint64_t> pct_change_points_;  // ascending step numbers
-  std::size_t pct_next_change_ = 0;
+  std::unique_ptr<sched::strategy> strategy_;  // picks among runnable contexts (sched/)
+  bool explores_ = true;                       // strategy_->explores(), read on every step
+  bool watches_steps_ = false;                 // strategy_->watches_steps()
   struct invariant {
     std::string name;
     std::function<bool()> check;

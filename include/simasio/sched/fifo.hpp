@@ -1,0 +1,19 @@
+// simasio/sched/fifo.hpp — no exploration: the oldest ready handler runs (the polite schedule)
+#ifndef SIMASIO_SCHED_FIFO_HPP
+#define SIMASIO_SCHED_FIFO_HPP
+
+#include <simasio/sched/strategy.hpp>
+
+namespace simasio::sched {
+
+// Runs handlers in the order they became ready, across all contexts, and
+// draws nothing: the schedule a single-threaded io_context would give.
+class fifo final : public strategy {
+ public:
+  fifo() noexcept : strategy(false, false) {}
+  std::size_t pick(std::span<detail::context_state* const>) override { return 0; }
+};
+
+}  // namespace simasio::sched
+
+#endif  // SIMASIO_SCHED_FIFO_HPP

@@ -1,0 +1,66 @@
+// simasio/sched/strategy.hpp — how the scheduler picks the next step: the interface of every strategy
+#ifndef SIMASIO_SCHED_STRATEGY_HPP
+#define SIMASIO_SCHED_STRATEGY_HPP
+
+#include <simasio/world_options.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+
+namespace simasio {
+class rng;
+}
+namespace simasio::detail {
+struct context_state;
+}
+
+namespace simasio::sched {
+
+// A scheduling strategy: at every step where two or more contexts (or
+// processes) are runnable, it picks which one runs. One file per strategy
+// in this folder (fifo.hpp, random_walk.hpp, pct.hpp); make_strategy maps
+// world_options::strategy to one. A strategy draws only from the
+// scheduler stream it was given, so its choices are on the seed's tape.
+class strategy {
+ public:
+  virtual ~strategy() = default;
+  strategy(const strategy&) = delete;
+  strategy& operator=(const strategy&) = delete;
+
+  // False keeps every order polite (fifo): a pool context runs its oldest
+  // handler, events due at one instant fire in scheduling order, a notify
+  // wakes the oldest waiter. True lets the scheduler draw those from the seed.
+  bool explores() const noexcept { return explores_; }
+  // Whether stepped() wants to hear of every step (a virtual call per step
+  // is paid only by strategies that ask for it).
+  bool watches_steps() const noexcept { return watches_steps_; }
+
+  // A new context or process (its id is set); ctx.priority is the
+  // strategy's to use.
+  virtual void attach(detail::context_state& ctx) { (void)ctx; }
+  // Which of the runnable contexts runs next: an index into `runnable`
+  // (two or more, ordered by the age of their oldest ready handler).
+  virtual std::size_t pick(std::span<detail::context_state* const> runnable) = 0;
+  // Step number `step` ran a handler of ctx (watches_steps() only).
+  virtual void stepped(detail::context_state& ctx, std::uint64_t step) {
+    (void)ctx;
+    (void)step;
+  }
+
+ protected:
+  strategy(bool explores, bool watches_steps) noexcept : explores_(explores), watches_steps_(watches_steps) {}
+
+ private:
+  bool explores_;
+  bool watches_steps_;
+};
+
+// The strategy world_options names, drawing from `scheduler`; a
+// config_error for options it cannot use.
+std::unique_ptr<strategy> make_strategy(const world_options& opts, rng& scheduler);
+
+}  // namespace simasio::sched
+
+#endif  // SIMASIO_SCHED_STRATEGY_HPP
