@@ -115,7 +115,6 @@ void tcp_layer::syn(packet& p) {
     conn->ep[0] = p.from;
     conn->ep[1] = p.to;
     socket_state& embryo = table_.create(*listener->ctx, transport::tcp);
-    embryo.net = listener->net;
     embryo.open = true;
     embryo.embryo = true;
     embryo.v6 = listener->v6;

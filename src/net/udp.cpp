@@ -9,6 +9,19 @@ namespace simasio::detail {
 
 namespace aerr = boost::asio::error;
 
+namespace {
+// One socket of `host` is no longer a member of `group`: the host leaves
+// the group with its last member socket, the group goes with its last host.
+void forget_member(std::map<boost::asio::ip::address, std::map<std::uint32_t, int>>& groups,
+                   const boost::asio::ip::address& group, std::uint32_t host) noexcept {
+  auto g = groups.find(group);
+  if (g == groups.end()) return;
+  auto m = g->second.find(host);
+  if (m != g->second.end() && --m->second <= 0) g->second.erase(m);
+  if (g->second.empty()) groups.erase(g);
+}
+}  // namespace
+
 udp_layer::udp_layer(link_layer& link, socket_table& table) : link_(link), table_(table) {
   link_.set_protocol(packet::type::udp, &udp_layer::deliver, this, false);
 }
@@ -115,12 +128,7 @@ boost::system::error_code udp_layer::leave_group(socket_state& s, const boost::a
   if (it == s.groups.end())
     return boost::system::errc::make_error_code(boost::system::errc::address_not_available);
   s.groups.erase(it);
-  auto g = groups_.find(group);
-  if (g != groups_.end()) {
-    auto m = g->second.find(s.ctx->host->id);
-    if (m != g->second.end() && --m->second <= 0) g->second.erase(m);
-    if (g->second.empty()) groups_.erase(g);
-  }
+  forget_member(groups_, group, s.ctx->host->id);
   return {};
 }
 
@@ -128,11 +136,7 @@ void udp_layer::leave_all_groups(socket_state& s) noexcept {
   while (!s.groups.empty()) {
     const boost::asio::ip::address group = s.groups.back();
     s.groups.pop_back();
-    auto g = groups_.find(group);
-    if (g == groups_.end()) continue;
-    auto m = g->second.find(s.ctx->host->id);
-    if (m != g->second.end() && --m->second <= 0) g->second.erase(m);
-    if (g->second.empty()) groups_.erase(g);
+    forget_member(groups_, group, s.ctx->host->id);
   }
 }
 
