@@ -1,6 +1,7 @@
 // network.cpp — the network façade (links, faults) and name resolution
 #include <simasio/net/network.hpp>
 
+#include <simasio/error.hpp>
 #include <simasio/host.hpp>
 #include <simasio/ip/basic_resolver.hpp>
 #include <simasio/detail/net/socket_ops.hpp>
@@ -61,6 +62,14 @@ void network::release(host& a, host& b) {
 void network::reset(host& a, host& b) {
   net_->core().record(event_kind::net_fault, a.id(), code(fault_kind::reset), b.id());
   net_->tcp().reset_connections(a.id(), b.id());
+}
+
+rule_guard network::add_rule(fault_rule rule) {
+  if (!rule)
+    throw config_error("simasio: network::add_rule was given an empty fault_rule; pass a callable that returns a "
+                       "verdict (verdict::pass() for packets it leaves alone)");
+  net_->core().record(event_kind::net_fault, no_host, code(fault_kind::rule_added), no_host);
+  return rule_guard(net_->link().add_rule(std::move(rule)));
 }
 
 void network::set_tcp_user_timeout(duration d) { net_->tcp().user_timeout = d; }

@@ -95,6 +95,7 @@ const char* to_string(drop_reason r) noexcept {
     case drop_reason::buffer_full: return "buffer_full";
     case drop_reason::unreachable: return "unreachable";
     case drop_reason::held: return "held";
+    case drop_reason::rule: return "rule";
   }
   return "unknown";
 }
@@ -107,6 +108,8 @@ const char* to_string(fault_kind f) noexcept {
     case fault_kind::release: return "release";
     case fault_kind::configure: return "configure";
     case fault_kind::reset: return "reset";
+    case fault_kind::rule_added: return "rule_added";
+    case fault_kind::rule_removed: return "rule_removed";
   }
   return "unknown";
 }

@@ -9,7 +9,8 @@
 //   io_context.hpp                the drop-in io_context and its standard executor
 //   clock.hpp                     simasio::steady_clock / system_clock (virtual time)
 //   basic_waitable_timer.hpp      steady_timer, system_timer, high_resolution_timer
-//   net/network.hpp               world::net(): links, loss, partitions, holds
+//   net/network.hpp               world::net(): links, loss, partitions, holds, fault rules
+//   net/fault_rule.hpp            faults as data: packet_view, verdict, rule_guard
 //   basic_socket.hpp, basic_stream_socket.hpp, basic_datagram_socket.hpp,
 //   basic_socket_acceptor.hpp     simulated sockets with Asio's members
 //   ip/tcp.hpp, ip/udp.hpp        protocol façades; ip/basic_resolver.hpp resolves host names

@@ -17,6 +17,9 @@ void packet::on_fire(timed_event* e) {
 link_layer::link_layer(world_core& core) : core_(core) {}
 
 link_layer::~link_layer() {
+  core_.cancel(removal_event_);
+  for (auto& r : rules_) r->slot->link = nullptr;  // their guards may outlive the world
+  rules_.clear();
   while (packets_ != nullptr) drop(packets_);
   while (free_packets_ != nullptr) delete std::exchange(free_packets_, free_packets_->next);
 }
@@ -72,12 +75,43 @@ const link_config& link_layer::config(std::uint32_t from, std::uint32_t to) cons
   return it != links.end() ? it->second : default_link;
 }
 
-link_layer::verdict link_layer::judge(std::uint32_t from, std::uint32_t to) const {
-  if (from == to) return verdict::pass;
-  if (to >= hosts_.size() || !hosts_[to].state->powered || !hosts_[from].state->powered) return verdict::drop;
-  if (blocked.count({from, to}) != 0) return verdict::drop;
-  if (held.count({std::min(from, to), std::max(from, to)}) != 0) return verdict::hold;
-  return verdict::pass;
+link_layer::judgement link_layer::judge(const wire_view& w, std::uint64_t since) {
+  using action = verdict::action;
+  const std::uint32_t from = w.from_host, to = w.to_host;
+  if (from == to) return {};
+  if (to >= hosts_.size() || !hosts_[to].state->powered || !hosts_[from].state->powered)
+    return {action::drop, duration{0}, drop_cause(from, to)};
+  if (blocked.count({from, to}) != 0) return {action::drop, duration{0}, drop_code(drop_reason::partitioned)};
+  if (held.count(unordered(from, to)) != 0) return {action::hold, duration{0}, drop_code(drop_reason::held)};
+  if (rules_.empty() || rules_.back()->serial <= since) return {};
+  const packet_view view{w.kind,
+                         hosts_[from].state->name,
+                         hosts_[to].state->name,
+                         w.from->address,
+                         w.to->address,
+                         w.from->port,
+                         w.to->port,
+                         w.payload};
+  ++judging_;
+  struct done {
+    int& depth;
+    ~done() { --depth; }
+  } leave{judging_};
+  // By index: a rule may install another (which then judges this packet too).
+  for (std::size_t i = 0; i < rules_.size(); ++i) {
+    user_rule& r = *rules_[i];
+    if (r.serial <= since || r.slot->link == nullptr) continue;  // had its say, or removed from inside a rule
+    const verdict v = r.fn(view);
+    switch (v.act) {
+      case action::pass: continue;
+      case action::drop: return {action::drop, duration{0}, drop_code(drop_reason::rule)};
+      case action::hold:
+        r.stalled.insert(unordered(from, to));
+        return {action::hold, duration{0}, drop_code(drop_reason::held), &r};
+      case action::delay: return {action::delay, v.by, 0};
+    }
+  }
+  return {};
 }
 
 // In either direction: TCP needs both.
@@ -87,16 +121,63 @@ std::uint64_t link_layer::drop_cause(std::uint32_t from, std::uint32_t to) const
   return drop_code(drop_reason::partitioned);
 }
 
+void link_layer::flush(std::map<pair, std::vector<packet*>>& parked, const pair& key) {
+  auto it = parked.find(key);
+  if (it == parked.end()) return;
+  std::vector<packet*> out = std::move(it->second);
+  parked.erase(it);
+  for (packet* p : out) send(p);
+}
+
 void link_layer::release(std::uint32_t a, std::uint32_t b) {
-  const auto key = std::make_pair(std::min(a, b), std::max(a, b));
+  const pair key = unordered(a, b);
   held.erase(key);
-  auto it = held_packets_.find(key);
-  if (it != held_packets_.end()) {
-    std::vector<packet*> parked = std::move(it->second);
-    held_packets_.erase(it);
-    for (packet* p : parked) send(p);
-  }
+  flush(held_packets_, key);
   if (on_release_ != nullptr) on_release_(release_self_, a, b);
+}
+
+std::shared_ptr<rule_slot> link_layer::add_rule(fault_rule fn) {
+  auto r = std::make_unique<user_rule>();
+  r->serial = ++rule_serial_;
+  r->fn = std::move(fn);
+  r->slot = std::make_shared<rule_slot>(rule_slot{this, r->serial});
+  rules_.push_back(std::move(r));
+  return rules_.back()->slot;
+}
+
+// Inside a rule (a rule removing itself) the removal waits for the end of
+// the judging: it is finished by an event at the same instant.
+void link_layer::remove_rule(std::uint64_t serial) {
+  auto it = std::find_if(rules_.begin(), rules_.end(), [serial](const auto& r) { return r->serial == serial; });
+  if (it == rules_.end() || (*it)->slot->link == nullptr) return;
+  (*it)->slot->link = nullptr;
+  if (judging_ > 0) {
+    removals_.push_back(serial);
+    if (!removal_event_.scheduled()) core_.schedule(removal_event_, core_.now());
+    return;
+  }
+  finish_removal(serial);
+}
+
+void link_layer::on_removals(timed_event* e) {
+  auto& link = *static_cast<link_layer*>(e->owner());
+  for (const std::uint64_t serial : std::exchange(link.removals_, {})) link.finish_removal(serial);
+}
+
+// What the rule held goes out, pair by pair, each pair's TCP directions
+// resuming after its parked packets.
+void link_layer::finish_removal(std::uint64_t serial) {
+  auto it = std::find_if(rules_.begin(), rules_.end(), [serial](const auto& r) { return r->serial == serial; });
+  if (it == rules_.end()) return;
+  std::unique_ptr<user_rule> r = std::move(*it);
+  rules_.erase(it);
+  record(event_kind::net_fault, no_host, static_cast<std::uint64_t>(fault_kind::rule_removed), no_host);
+  std::set<pair> pairs = std::move(r->stalled);
+  for (const auto& [key, parked] : r->parked) pairs.insert(key);
+  for (const pair& key : pairs) {
+    flush(r->parked, key);
+    if (on_release_ != nullptr) on_release_(release_self_, key.first, key.second);
+  }
 }
 
 // ---- the wire -----------------------------------------------------------------------
@@ -133,8 +214,8 @@ void link_layer::drop(packet* p) noexcept {
   }
 }
 
-void link_layer::park(packet* p) {
-  held_packets_[{std::min(p->from_host, p->to_host), std::max(p->from_host, p->to_host)}].push_back(p);
+void link_layer::park(packet* p, user_rule* by) {
+  (by != nullptr ? by->parked : held_packets_)[unordered(p->from_host, p->to_host)].push_back(p);
 }
 
 packet* link_layer::new_packet(packet::type t, std::uint32_t from_host, const net_endpoint& from,
@@ -147,6 +228,7 @@ packet* link_layer::new_packet(packet::type t, std::uint32_t from_host, const ne
     p->sock = 0;
     p->nonce = 0;
     p->fin = false;
+    p->judged_at = 0;
     p->prev = nullptr;
   } else {
     p = new packet;
@@ -173,17 +255,20 @@ packet* link_layer::reply_to(const packet& p, packet::type t) {
 
 void link_layer::send(packet* p) {
   record(event_kind::net_send, p->from_host, p->seq, p->to_host);
-  switch (judge(p->from_host, p->to_host)) {
-    case verdict::drop:
-      record(event_kind::net_drop, p->from_host, p->seq, drop_cause(p->from_host, p->to_host));
+  const judgement j = judge(p->facts());
+  switch (j.act) {
+    case verdict::action::drop:
+      record(event_kind::net_drop, p->from_host, p->seq, j.reason);
       drop(p);
       return;
-    case verdict::hold:
-      park(p);
+    case verdict::action::hold:
+      park(p, j.rule);
       return;
-    case verdict::pass:
+    case verdict::action::pass:
+    case verdict::action::delay:
       break;
   }
+  p->judged_at = rule_serial_;
   if (p->from_host == p->to_host) {
     schedule_arrival(p, core_.now());
     return;
@@ -205,10 +290,11 @@ void link_layer::send(packet* p) {
     packet* copy = new_packet(p->t, p->from_host, p->from, p->to_host, p->to);
     copy->seq = p->seq;
     copy->data = p->data;
+    copy->judged_at = p->judged_at;
     record(event_kind::net_duplicate, p->from_host, p->seq, p->to_host);
-    schedule_arrival(copy, sent_at + draw_latency(cfg));
+    schedule_arrival(copy, sent_at + draw_latency(cfg) + j.by);
   }
-  schedule_arrival(p, sent_at + draw_latency(cfg));
+  schedule_arrival(p, sent_at + draw_latency(cfg) + j.by);
 }
 
 // ---- protocols -------------------------------------------------------------------------
@@ -225,14 +311,16 @@ void link_layer::arrive(packet* p) {
   }
   // The link is judged again on arrival: a partition that began while the
   // packet flew eats it (TCP then retransmits).
-  const verdict v = judge(p->from_host, p->to_host);
-  if (v == verdict::drop) {
-    record(event_kind::net_drop, p->to_host, p->seq, drop_cause(p->from_host, p->to_host));
+  // Rules installed while it flew judge it now; a delay is decided at
+  // departure only.
+  const judgement j = judge(p->facts(), p->judged_at);
+  if (j.act == verdict::action::drop) {
+    record(event_kind::net_drop, p->to_host, p->seq, j.reason);
     drop(p);
     return;
   }
-  if (v == verdict::hold) {
-    park(p);
+  if (j.act == verdict::action::hold) {
+    park(p, j.rule);
     return;
   }
   record(event_kind::net_deliver, p->to_host, p->seq, p->data.size());

@@ -244,15 +244,23 @@ void tcp_layer::transmit(tcp_connection& c, int side) {
   const std::uint32_t from = c.host[side], to = c.host[1 - side];
   const link_config& cfg = link_.config(from, to);
   rng& r = core_.random(choice_purpose::network);
-  using verdict = link_layer::verdict;
+  using action = verdict::action;
   while (!ch.queue.empty() || ch.fin_queued) {
     // TCP needs both directions: without acknowledgements coming back
     // (a one-way block of the reverse path) the sender keeps retransmitting.
-    verdict v = link_.judge(from, to);
-    if (v == verdict::pass && link_.judge(to, from) == verdict::drop) v = verdict::drop;
-    if (v == verdict::hold) return;  // the link's release resumes the channel
-    const bool lost = v == verdict::pass && from != to && r.chance(cfg.loss);
-    if (v == verdict::drop || lost) {
+    const wire_view segment{ch.queue.empty() ? packet_kind::tcp_fin : packet_kind::tcp_data, from, to, &c.ep[side],
+                            &c.ep[1 - side],
+                            ch.queue.empty() ? std::span<const char>() : std::span<const char>(ch.queue.front())};
+    link_layer::judgement j = link_.judge(segment);
+    if (j.act == action::pass || j.act == action::delay) {
+      const wire_view ack{packet_kind::tcp_ack, to, from, &c.ep[1 - side], &c.ep[side], {}};
+      const link_layer::judgement back = link_.judge(ack);
+      if (back.act == action::drop || back.act == action::hold) j = back;
+      else if (back.act == action::delay) j.by += back.by;  // the sender learns of delivery later
+    }
+    if (j.act == action::hold) return;  // the link's release (or the rule's removal) resumes the channel
+    const bool lost = j.act != action::drop && from != to && r.chance(cfg.loss);
+    if (j.act == action::drop || lost) {
       if (ch.stuck_since < duration::zero()) ch.stuck_since = core_.now();
       if (core_.now() - ch.stuck_since >= user_timeout) {
         if (socket_state* s = table_.find(c.sock[side])) fail(*s, aerr::timed_out);
@@ -265,7 +273,7 @@ void tcp_layer::transmit(tcp_connection& c, int side) {
       // any packet, so the drop names one the trace saw sent.
       const std::uint64_t seq = core_.events().size();
       link_.record(event_kind::net_send, from, seq, to);
-      link_.record(event_kind::net_drop, from, seq, lost ? drop_code(drop_reason::lost) : link_.drop_cause(from, to));
+      link_.record(event_kind::net_drop, from, seq, lost ? drop_code(drop_reason::lost) : j.reason);
       schedule_attempt(c, side, core_.now() + ch.rto);
       ch.rto = std::min(ch.rto * 2, max_rto);
       return;
@@ -284,8 +292,9 @@ void tcp_layer::transmit(tcp_connection& c, int side) {
     // Strictly after the previous segment: events due at one instant are
     // released in seed order, which must not reorder a stream.
     const duration sent_at = link_.on_wire(from, to, cfg, p->data.size() + 40);
-    const duration at = std::max(sent_at + (from == to ? duration::zero() : link_.draw_latency(cfg)),
+    const duration at = std::max(sent_at + (from == to ? duration::zero() : link_.draw_latency(cfg)) + j.by,
                                  ch.last_arrival + duration(1));
+    p->judged_at = link_.rule_serial();
     ch.last_arrival = at;
     ch.in_flight.push_back(p);
     link_.schedule_arrival(p, at);
@@ -321,14 +330,12 @@ void tcp_layer::segment(packet& p) {
   }
   const int side = p.side;
   tcp_channel& ch = c->chan[side];
-  using verdict = link_layer::verdict;
-  const verdict v = link_.judge(p.from_host, p.to_host);
-  if (v != verdict::pass) {
-    const std::uint64_t reason =
-        v == verdict::hold ? drop_code(drop_reason::held) : link_.drop_cause(p.from_host, p.to_host);
-    link_.record(event_kind::net_drop, p.to_host, p.seq, reason);
-    retreat(*c, side, p, reason);  // frees p with the rest of the flight
-    if (v == verdict::drop) {
+  // Rules installed while it flew judge it now (a delay is decided at departure only).
+  const link_layer::judgement j = link_.judge(p.facts(), p.judged_at);
+  if (j.act == verdict::action::drop || j.act == verdict::action::hold) {
+    link_.record(event_kind::net_drop, p.to_host, p.seq, j.reason);
+    retreat(*c, side, p, j.reason);  // frees p with the rest of the flight
+    if (j.act == verdict::action::drop) {
       if (ch.stuck_since < duration::zero()) ch.stuck_since = core_.now();
       if (!ch.attempt_scheduled) schedule_attempt(*c, side, core_.now() + ch.rto);
       ch.rto = std::min(ch.rto * 2, max_rto);

@@ -2,6 +2,7 @@
 #ifndef SIMASIO_NET_NETWORK_HPP
 #define SIMASIO_NET_NETWORK_HPP
 
+#include <simasio/net/fault_rule.hpp>
 #include <simasio/world_options.hpp>
 
 #include <vector>
@@ -15,6 +16,12 @@ class socket_ops;
 
 /// What the links of a world do, and the faults injected into them. Every
 /// change is recorded in the trace.
+///
+/// Faults are rules that judge packets (see add_rule). The network's own
+/// come first: a host without power drops everything; then partition and
+/// block (drop); then hold (park until release). Rules added with
+/// add_rule follow in install order; the first verdict that is not pass
+/// decides, and a packet no rule stops meets the link's latency and loss.
 ///
 /// @par Determinism
 /// Latency, loss, duplication and TCP segment sizes are drawn from the
@@ -43,6 +50,20 @@ class network {
   /// whatever either side had queued or in flight is gone. Links are
   /// untouched, so new connections work at once.
   void reset(host& a, host& b);
+  /// Installs @p rule after every rule installed before it. The rule is
+  /// asked about each packet between two different hosts when it leaves
+  /// (for TCP: every segment, retransmissions included, each SYN, SYN-ACK
+  /// and RST, and each segment's acknowledgement as a tcp_ack on the way
+  /// back). A rule installed while a packet flies is asked when it
+  /// arrives, where it may drop or hold it (a delay is decided at
+  /// departure only). A held packet waits until the rule is removed, then
+  /// leaves again and is judged afresh; a held TCP direction resumes then.
+  /// Installing and removing are trace events (net_fault rule_added and
+  /// rule_removed); a rule's drop is net_drop with reason "rule".
+  /// @returns the guard that removes the rule when destroyed (keep() to
+  /// leave it installed for the world's life).
+  /// @throws config_error if @p rule is empty.
+  rule_guard add_rule(fault_rule rule);
   /// How long unacknowledged TCP data is retransmitted before the
   /// connection fails with timed_out (default 15 minutes, like Linux).
   void set_tcp_user_timeout(duration d);

@@ -60,6 +60,7 @@ enum class drop_reason : std::uint8_t {
   buffer_full = 5,   ///< the receiving datagram socket's buffer is full
   unreachable = 6,   ///< no host has the destination address
   held = 7,          ///< a TCP segment met a held link: taken back, sent again on release
+  rule = 8,          ///< a fault rule (network::add_rule) dropped it
 };
 
 /// Which topology change a net_fault event records: its a.
@@ -70,6 +71,8 @@ enum class fault_kind : std::uint8_t {
   release = 4,    ///< network::release
   configure = 5,  ///< network::configure (world-wide for the default link)
   reset = 6,      ///< network::reset
+  rule_added = 7,    ///< network::add_rule (world-wide)
+  rule_removed = 8,  ///< a rule_guard removed its rule (world-wide)
 };
 
 /// Lower-case name of a kind ("handler", "time_advance", ...).

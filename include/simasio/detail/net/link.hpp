@@ -8,15 +8,26 @@
 
 #include <boost/asio/ip/address.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace simasio::detail {
+
+class link_layer;
+
+// Shared by a rule_guard and the link: which rule, and whether it is still
+// installed (link is null once it is removed or the world is gone).
+struct rule_slot {
+  link_layer* link = nullptr;
+  std::uint64_t serial = 0;
+};
 
 // The bottom of a world's network. It knows hosts and their addresses, the
 // links between them (latency, loss, duplication, bandwidth, MTU) and the
@@ -46,14 +57,35 @@ class link_layer {
   // ---- links and faults (set by network) ------------------------------------
   link_config default_link;
   std::map<std::pair<std::uint32_t, std::uint32_t>, link_config> links;
+  const link_config& config(std::uint32_t from, std::uint32_t to) const;
+
+  // The faults are rules, judged in order, the first that does not pass
+  // deciding: power (a host without it drops everything), then the
+  // network's partition rule (the blocked pairs: drop), then its hold rule
+  // (the held pairs: park), then the users' rules in install order.
   std::set<std::pair<std::uint32_t, std::uint32_t>> blocked;  // directed
   std::set<std::pair<std::uint32_t, std::uint32_t>> held;     // unordered (lower id first)
-  const link_config& config(std::uint32_t from, std::uint32_t to) const;
-  enum class verdict { pass, drop, hold };
-  // What the link between from and to does with a packet now.
-  verdict judge(std::uint32_t from, std::uint32_t to) const;
-  // Why judge() dropped (a drop_reason): a host without power, else a block.
-  std::uint64_t drop_cause(std::uint32_t from, std::uint32_t to) const noexcept;
+  using pair = std::pair<std::uint32_t, std::uint32_t>;
+  struct user_rule {
+    std::uint64_t serial = 0;
+    fault_rule fn;
+    std::shared_ptr<rule_slot> slot;
+    std::map<pair, std::vector<packet*>> parked;  // datagrams and control packets it held (unordered pair)
+    std::set<pair> stalled;                        // pairs whose TCP directions it held
+  };
+  struct judgement {
+    verdict::action act = verdict::action::pass;
+    duration by{0};             // delay
+    std::uint64_t reason = 0;   // drop: the drop_reason code
+    user_rule* rule = nullptr;  // hold by a user rule: where the packet parks
+  };
+  // What the rules do with a packet now. On arrival, since is the packet's
+  // judged_at: the users' rules installed before it left have had their say.
+  judgement judge(const wire_view& w, std::uint64_t since = 0);
+  // The serial of the latest user rule (a departing packet's judged_at).
+  std::uint64_t rule_serial() const noexcept { return rule_serial_; }
+  std::shared_ptr<rule_slot> add_rule(fault_rule fn);
+  void remove_rule(std::uint64_t serial);
   // Ends the hold between a and b: parked packets go out in order, then the
   // release hook lets protocols resume what stopped on the hold.
   void release(std::uint32_t a, std::uint32_t b);
@@ -71,7 +103,7 @@ class link_layer {
   // duplicated or scheduled to arrive, as the link and the seed decide.
   void send(packet* p);
   void schedule_arrival(packet* p, duration at) { core_.schedule(p->ev, at); }
-  void park(packet* p);  // held: sent again by release()
+  void park(packet* p, user_rule* by);  // held: sent again by release() or when the rule goes
   void drop(packet* p) noexcept;
 
   // ---- protocols plug in from above --------------------------------------------
@@ -90,6 +122,11 @@ class link_layer {
  private:
   friend struct packet;
   void arrive(packet* p);
+  std::uint64_t drop_cause(std::uint32_t from, std::uint32_t to) const noexcept;
+  static pair unordered(std::uint32_t a, std::uint32_t b) noexcept { return {std::min(a, b), std::max(a, b)}; }
+  void flush(std::map<pair, std::vector<packet*>>& parked, const pair& key);
+  static void on_removals(timed_event* e);
+  void finish_removal(std::uint64_t serial);
 
   world_core& core_;
   struct host_entry {
@@ -109,6 +146,11 @@ class link_layer {
     bool judges_itself = false;
   };
   protocol protocols_[packet::type_count];
+  std::vector<std::unique_ptr<user_rule>> rules_;  // install order
+  std::uint64_t rule_serial_ = 0;
+  int judging_ = 0;                         // inside a rule: removals wait for removal_event_
+  std::vector<std::uint64_t> removals_;     // serials of rules removed while judging
+  timed_event removal_event_{&link_layer::on_removals, this};
   release_fn on_release_ = nullptr;
   void* release_self_ = nullptr;
 };

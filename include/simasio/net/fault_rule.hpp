@@ -1,0 +1,105 @@
+// simasio/net/fault_rule.hpp — faults as data: a rule judges each packet
+#ifndef SIMASIO_NET_FAULT_RULE_HPP
+#define SIMASIO_NET_FAULT_RULE_HPP
+
+#include <simasio/world_options.hpp>
+
+#include <boost/asio/ip/address.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string_view>
+
+namespace simasio {
+
+/// What a packet on the simulated wire is.
+enum class packet_kind : std::uint8_t {
+  udp,          ///< a datagram (payload: its bytes)
+  tcp_syn,      ///< a connect attempt
+  tcp_syn_ack,  ///< the listener's answer to it
+  tcp_rst,      ///< a reset (refused connect, dead connection)
+  tcp_data,     ///< a TCP segment carrying stream bytes (payload: those bytes)
+  tcp_fin,      ///< the end of one direction of a stream
+  tcp_ack,      ///< the acknowledgement of a segment, on the way back to its sender
+};
+
+/// Lower-case name of a kind ("udp", "tcp_data", ...).
+const char* to_string(packet_kind) noexcept;
+
+/// What a fault rule sees of one packet. Valid only during the call.
+struct packet_view {
+  packet_kind kind = packet_kind::udp;
+  std::string_view from_host;  ///< the sending host's name
+  std::string_view to_host;    ///< the receiving host's name
+  boost::asio::ip::address from_address, to_address;
+  std::uint16_t from_port = 0, to_port = 0;
+  /// The datagram, or the bytes of a tcp_data segment (TCP cuts a stream
+  /// into segments of at most mtu - 40 bytes, sometimes fewer: a message
+  /// can span segments). Empty for the other kinds.
+  std::span<const char> payload;
+
+  bool is_tcp() const noexcept { return kind != packet_kind::udp; }
+  /// True if the payload contains @p bytes.
+  bool contains(std::string_view bytes) const noexcept {
+    return std::string_view(payload.data(), payload.size()).find(bytes) != std::string_view::npos;
+  }
+};
+
+/// What a rule does with a packet.
+struct verdict {
+  enum class action : std::uint8_t {
+    pass,   ///< no opinion: the next rule decides, and the link if none does
+    drop,   ///< lost (TCP retransmits after its timeout, with backoff)
+    hold,   ///< parked until the rule is removed, then sent
+    delay,  ///< delivered `by` later than the link would
+  };
+  action act = action::pass;
+  duration by{0};
+
+  static constexpr verdict pass() noexcept { return {}; }
+  static constexpr verdict drop() noexcept { return {action::drop, duration{0}}; }
+  static constexpr verdict hold() noexcept { return {action::hold, duration{0}}; }
+  /// @throws config_error if @p d is negative.
+  static verdict delay(duration d);
+};
+
+/// A fault rule: called on the simulation thread for packets between two
+/// different hosts (a host's packets to itself are never judged). It may
+/// keep state (counters) and read the scenario's state; it must draw
+/// randomness only from the world (world::random) to stay deterministic.
+using fault_rule = std::function<verdict(const packet_view&)>;
+
+namespace detail {
+struct rule_slot;
+}
+
+/// Owns one installed rule: destroying (or remove()) uninstalls it, and
+/// sends on what it held. Outliving the world is harmless.
+class [[nodiscard]] rule_guard {
+ public:
+  rule_guard() noexcept = default;
+  rule_guard(rule_guard&& other) noexcept = default;
+  rule_guard& operator=(rule_guard&& other) noexcept;
+  rule_guard(const rule_guard&) = delete;
+  rule_guard& operator=(const rule_guard&) = delete;
+  ~rule_guard() { remove(); }
+
+  /// Uninstalls the rule now (nothing if already removed).
+  void remove() noexcept;
+  /// Lets the rule stay installed for the rest of the world's life.
+  void keep() noexcept { slot_.reset(); }
+  /// True while this guard has a rule installed.
+  bool active() const noexcept;
+
+  /// Internal (network::add_rule makes guards).
+  explicit rule_guard(std::shared_ptr<detail::rule_slot> slot) noexcept : slot_(std::move(slot)) {}
+
+ private:
+  std::shared_ptr<detail::rule_slot> slot_;
+};
+
+}  // namespace simasio
+
+#endif  // SIMASIO_NET_FAULT_RULE_HPP
