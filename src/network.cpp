@@ -1,6 +1,7 @@
 // network.cpp — the network façade (links, faults) and name resolution
 #include <simasio/net/network.hpp>
 
+#include <simasio/detail/format.hpp>
 #include <simasio/error.hpp>
 #include <simasio/host.hpp>
 #include <simasio/ip/basic_resolver.hpp>
@@ -72,7 +73,24 @@ rule_guard network::add_rule(fault_rule rule) {
   return rule_guard(net_->link().add_rule(std::move(rule)));
 }
 
-void network::set_tcp_user_timeout(duration d) { net_->tcp().user_timeout = d; }
+void network::set_tcp_user_timeout(duration d) {
+  if (d <= duration::zero())
+    throw config_error("simasio: network::set_tcp_user_timeout(" + detail::format_time(d) +
+                       "): the TCP user timeout must be positive");
+  net_->tcp().user_timeout = d;
+  net_->tcp().user_timeout_set = true;
+}
+
+void network::set_tcp_buffers(tcp_buffers sizes) {
+  const auto bad = [](const char* what) {
+    throw config_error(std::string("simasio: network::set_tcp_buffers: ") + what);
+  };
+  if (sizes.send_initial == 0 || sizes.receive_initial == 0) bad("initial sizes must be positive");
+  if (sizes.send_initial > sizes.send_max) bad("send_initial is above send_max");
+  if (sizes.receive_initial > sizes.receive_max) bad("receive_initial is above receive_max");
+  if (sizes.option_max == 0) bad("option_max must be positive");
+  net_->tcp().buffers = sizes;
+}
 void network::set_connect_timeout(duration d) { net_->tcp().connect_timeout = d; }
 
 namespace ip::detail {

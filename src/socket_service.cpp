@@ -2,11 +2,14 @@
 #include <simasio/detail/socket_service.hpp>
 
 #include <simasio/detail/current.hpp>
+#include <simasio/detail/net/socket_ops.hpp>
 #include <simasio/world.hpp>
 
 #include <boost/asio/detail/socket_types.hpp>
 
 #include <cstring>
+
+#include <netinet/tcp.h>
 
 namespace simasio::detail {
 
@@ -82,15 +85,20 @@ boost::system::error_code socket_service::set_option(socket_state& s, int level,
   if (level == SOL_SOCKET) {
     switch (name) {
       case SO_REUSEADDR: s.reuse_address = as_int() != 0; return {};
-      case SO_KEEPALIVE: s.keep_alive = as_int() != 0; return {};
+      case SO_KEEPALIVE:
+        s.keep_alive = as_int() != 0;
+        if (s.proto == transport::tcp) net_checked().tcp().arm_keepalive(s);
+        return {};
       case SO_BROADCAST: s.broadcast = as_int() != 0; return {};
       case SO_SNDBUF:
         if (as_int() <= 0) return boost::asio::error::invalid_argument;
-        s.send_buffer = static_cast<std::size_t>(as_int());
+        if (s.proto == transport::tcp) net_checked().tcp().pin_send_buffer(s, static_cast<std::size_t>(as_int()));
+        else s.send_buffer = static_cast<std::size_t>(as_int());
         return {};
       case SO_RCVBUF:
         if (as_int() <= 0) return boost::asio::error::invalid_argument;
-        s.receive_buffer = static_cast<std::size_t>(as_int());
+        if (s.proto == transport::tcp) net_checked().tcp().pin_receive_buffer(s, static_cast<std::size_t>(as_int()));
+        else s.receive_buffer = static_cast<std::size_t>(as_int());
         return {};
       case SO_LINGER: {
         const auto* l = static_cast<const ::linger*>(data);
@@ -101,9 +109,27 @@ boost::system::error_code socket_service::set_option(socket_state& s, int level,
       default: return {};  // accepted, no effect in the simulation
     }
   }
-  if (level == IPPROTO_TCP && name == TCP_NODELAY) {
-    s.no_delay = as_int() != 0;
-    return {};
+  if (level == IPPROTO_TCP) {
+    const int v = as_int();
+    switch (name) {
+      case TCP_NODELAY: s.no_delay = v != 0; return {};
+      // Linux's ranges: EINVAL outside them.
+      case TCP_KEEPIDLE:
+      case TCP_KEEPINTVL:
+        if (v < 1 || v > 32767) return boost::asio::error::invalid_argument;
+        (name == TCP_KEEPIDLE ? s.keep_idle : s.keep_interval) = v;
+        if (name == TCP_KEEPIDLE && s.proto == transport::tcp) net_checked().tcp().arm_keepalive(s);
+        return {};
+      case TCP_KEEPCNT:
+        if (v < 1 || v > 127) return boost::asio::error::invalid_argument;
+        s.keep_count = v;
+        return {};
+      case TCP_USER_TIMEOUT:  // milliseconds; 0: the default
+        if (v < 0) return boost::asio::error::invalid_argument;
+        s.user_timeout = v == 0 ? duration(-1) : duration(std::chrono::milliseconds(v));
+        return {};
+      default: return {};  // accepted, no effect in the simulation
+    }
   }
   if (level == IPPROTO_IP || level == IPPROTO_IPV6) return set_ip_option(s, level, name, data, size);
   return {};
@@ -168,8 +194,11 @@ boost::system::error_code socket_service::get_option(const socket_state& s, int 
       case SO_REUSEADDR: return put_int(s.reuse_address);
       case SO_KEEPALIVE: return put_int(s.keep_alive);
       case SO_BROADCAST: return put_int(s.broadcast);
-      case SO_SNDBUF: return put_int(static_cast<int>(s.send_buffer));
-      case SO_RCVBUF: return put_int(static_cast<int>(s.receive_buffer));
+      // TCP keeps Linux's figure, twice what was asked; Asio on Linux
+      // halves it on the way out so that the value set reads back.
+      case SO_SNDBUF: return put_int(static_cast<int>(s.proto == transport::tcp ? s.send_buffer / 2 : s.send_buffer));
+      case SO_RCVBUF:
+        return put_int(static_cast<int>(s.proto == transport::tcp ? s.receive_buffer / 2 : s.receive_buffer));
       case SO_LINGER: {
         auto* l = static_cast<::linger*>(data);
         l->l_onoff = s.linger_on ? 1 : 0;
@@ -180,7 +209,19 @@ boost::system::error_code socket_service::get_option(const socket_state& s, int 
       default: return put_int(0);
     }
   }
-  if (level == IPPROTO_TCP && name == TCP_NODELAY) return put_int(s.no_delay);
+  if (level == IPPROTO_TCP) {
+    switch (name) {
+      case TCP_NODELAY: return put_int(s.no_delay);
+      case TCP_KEEPIDLE: return put_int(s.keep_idle);
+      case TCP_KEEPINTVL: return put_int(s.keep_interval);
+      case TCP_KEEPCNT: return put_int(s.keep_count);
+      case TCP_USER_TIMEOUT:
+        return put_int(s.user_timeout > duration::zero()
+                           ? static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(s.user_timeout).count())
+                           : 0);
+      default: return put_int(0);
+    }
+  }
   // IPv4's multicast TTL and loop are one byte in Asio's options.
   auto put = [&](int v) {
     if (size == sizeof(unsigned char)) {

@@ -31,6 +31,26 @@ struct link_config {
   std::function<duration(rng&)> latency;
 };
 
+/// TCP socket buffer sizes, as Linux's net.ipv4.tcp_wmem / tcp_rmem and
+/// net.core.wmem_max / rmem_max (Debian 12's defaults). A socket starts at
+/// the initial sizes and, unless SO_SNDBUF / SO_RCVBUF pinned them,
+/// autotunes toward the maxima: the send buffer grows with the congestion
+/// window as segments are delivered, the receive buffer as the program
+/// reads. A writer may queue its send buffer plus the peer's receive
+/// window (half the peer's receive buffer). Shrink the maxima to hunt
+/// deadlocks that large buffers hide (a client that writes a whole request
+/// before reading any reply).
+struct tcp_buffers {
+  std::size_t send_initial = 16384;      ///< tcp_wmem[1]: SO_SNDBUF of a new socket
+  std::size_t send_max = 4194304;        ///< tcp_wmem[2]: the send buffer's autotuning ceiling
+  std::size_t receive_initial = 131072;  ///< tcp_rmem[1]: SO_RCVBUF of a new socket
+  std::size_t receive_max = 6291456;     ///< tcp_rmem[2]: the receive buffer's autotuning ceiling
+  /// net.core.wmem_max and rmem_max: an SO_SNDBUF / SO_RCVBUF request is
+  /// capped here, then doubled (Linux keeps room for its bookkeeping), and
+  /// pins the size.
+  std::size_t option_max = 212992;
+};
+
 /// How the scheduler picks the next handler among runnable contexts.
 enum class strategy {
   fifo,         ///< no exploration: the oldest ready handler runs (the polite schedule)

@@ -55,6 +55,7 @@ boost::system::error_code socket_ops::open(socket_state& s, bool v6) {
   reset_state(s);
   s.open = true;
   s.v6 = v6;
+  if (s.proto == transport::tcp) tcp_.init_buffers(s);
   return {};
 }
 
@@ -379,8 +380,7 @@ void socket_ops::pump(socket_state& s) {
         break;
       case sock_op::kind::wait_write: {
         const bool writable = s.proto == transport::udp || s.failed || s.tx_shutdown ||
-                              (s.connected && s.conn != nullptr &&
-                               s.conn->chan[s.side].bytes_outstanding < s.send_buffer);
+                              (s.connected && s.conn != nullptr && write_room(s) > 0);
         if (writable) complete(*op, s.failed, 0);
         break;
       }
@@ -451,7 +451,10 @@ bool socket_ops::try_read(socket_state& s, sock_op& op) {
       copied += n;
     }
     const bool consumed = !op.peek_;
-    if (consumed) s.rx.pop_front(copied);
+    if (consumed) {
+      s.rx.pop_front(copied);
+      tcp_.consumed(s, copied);
+    }
     complete(op, {}, copied);  // a synchronous op frees itself here
     // Reading opened the peer's window.
     if (consumed && s.conn != nullptr)
@@ -467,6 +470,18 @@ bool socket_ops::try_read(socket_state& s, sock_op& op) {
     return true;
   }
   return false;
+}
+
+// What a connected TCP socket's write may queue now: its send buffer plus
+// the peer's receive window (half the peer's receive buffer, as Linux
+// advertises with tcp_adv_win_scale 1), less what is queued, in flight, or
+// delivered and unread.
+std::size_t socket_ops::write_room(const socket_state& s) const {
+  const tcp_channel& ch = s.conn->chan[s.side];
+  const socket_state* peer = table_.find(s.conn->sock[1 - s.side]);
+  const std::size_t used = ch.bytes_outstanding + (peer != nullptr ? peer->rx.size() : 0);
+  const std::size_t limit = s.send_buffer + (peer != nullptr ? peer->receive_buffer / 2 : 0);
+  return used >= limit ? 0 : limit - used;
 }
 
 bool socket_ops::try_write(socket_state& s, sock_op& op) {
@@ -492,12 +507,9 @@ bool socket_ops::try_write(socket_state& s, sock_op& op) {
     complete(op, {}, 0);
     return true;
   }
-  tcp_channel& ch = s.conn->chan[s.side];
-  std::size_t unread_at_peer = 0;
-  if (socket_state* peer = table_.find(s.conn->sock[1 - s.side])) unread_at_peer = peer->rx.size();
-  const std::size_t used = ch.bytes_outstanding + unread_at_peer;
-  if (used >= s.send_buffer) return false;  // the window is full: wait for the peer to read
-  std::size_t n = std::min(cap, s.send_buffer - used);
+  const std::size_t room = write_room(s);
+  if (room == 0) return false;  // the buffers are full: wait for the peer to read
+  std::size_t n = std::min(cap, room);
   // Writes may be accepted partially, as a kernel does: the seed decides.
   rng& r = core_.random(choice_purpose::network);
   if (n > 1 && r.chance(0.25)) n = 1 + r.below(n - 1);

@@ -4,6 +4,7 @@
 #include <boost/asio/error.hpp>
 
 #include <algorithm>
+#include <bit>
 
 namespace simasio::detail {
 
@@ -12,6 +13,12 @@ namespace aerr = boost::asio::error;
 namespace {
 constexpr duration max_rto = std::chrono::seconds(120);
 constexpr duration initial_rto = std::chrono::milliseconds(200);
+
+// Linux's memory per segment (tcp_sndbuf_expand: payload, headers and
+// bookkeeping, rounded up): the send buffer is twice the congestion
+// window's worth of it, 10 segments at first.
+std::size_t segment_memory(std::size_t mss) { return std::bit_ceil(mss + 640) + 256; }
+constexpr std::size_t initial_window = 10;
 }  // namespace
 
 tcp_layer::tcp_layer(link_layer& link, socket_table& table) : link_(link), core_(link.core()), table_(table) {
@@ -25,8 +32,33 @@ tcp_layer::tcp_layer(link_layer& link, socket_table& table) : link_(link), core_
 tcp_layer::~tcp_layer() {
   for (auto& c : connections_)
     if (c)
-      for (auto& a : c->attempt)
-        if (a) core_.cancel(*a);
+      for (int side = 0; side < 2; ++side) {
+        if (c->attempt[side]) core_.cancel(*c->attempt[side]);
+        if (c->keepalive[side]) core_.cancel(*c->keepalive[side]);
+      }
+}
+
+// ---- buffers -------------------------------------------------------------------------
+
+void tcp_layer::init_buffers(socket_state& s) const noexcept {
+  s.send_buffer = buffers.send_initial;
+  s.receive_buffer = buffers.receive_initial;
+}
+
+// As Linux: the request is capped at net.core.wmem_max / rmem_max, doubled,
+// kept above a floor, and stops autotuning.
+void tcp_layer::pin_send_buffer(socket_state& s, std::size_t requested) const noexcept {
+  s.send_buffer = std::max<std::size_t>(2 * std::min(requested, buffers.option_max), 4608);
+  s.send_pinned = true;
+}
+
+void tcp_layer::pin_receive_buffer(socket_state& s, std::size_t requested) const noexcept {
+  s.receive_buffer = std::max<std::size_t>(2 * std::min(requested, buffers.option_max), 2304);
+  s.receive_pinned = true;
+}
+
+void tcp_layer::consumed(socket_state& s, std::size_t n) const noexcept {
+  if (!s.receive_pinned) s.receive_buffer = std::min(buffers.receive_max, std::max(s.receive_buffer, s.receive_buffer + n));
 }
 
 void tcp_layer::on_syn(void* self, packet& p) { static_cast<tcp_layer*>(self)->syn(p); }
@@ -123,6 +155,13 @@ void tcp_layer::syn(packet& p) {
     embryo.remote = p.from;
     embryo.send_buffer = listener->send_buffer;
     embryo.receive_buffer = listener->receive_buffer;
+    embryo.send_pinned = listener->send_pinned;
+    embryo.receive_pinned = listener->receive_pinned;
+    embryo.keep_alive = listener->keep_alive;  // inherited, as on Linux
+    embryo.keep_idle = listener->keep_idle;
+    embryo.keep_interval = listener->keep_interval;
+    embryo.keep_count = listener->keep_count;
+    embryo.user_timeout = listener->user_timeout;
     embryo.conn = conn.get();
     embryo.side = 1;
     conn->sock[0] = p.sock;
@@ -132,6 +171,7 @@ void tcp_layer::syn(packet& p) {
     by_client_attempt_[{p.sock, p.nonce}] = conn->id;
     c = conn.get();
     connections_.push_back(std::move(conn));
+    established(*c, 1);
     listener->accept_queue.push_back(embryo.id);
     link_.record(event_kind::tcp_connect, p.to_host, c->id, 1);
     ready(*listener);
@@ -156,6 +196,7 @@ void tcp_layer::syn_ack(packet& p) {
   c->established = true;
   if (s->connect_timer) core_.cancel(*s->connect_timer);
   link_.record(event_kind::tcp_connect, p.to_host, c->id, 0);
+  established(*c, 0);
   up_.connect_done(up_.self, *s, {});
   // Data the server queued before we knew of the connection may flow now.
   if (!c->chan[1].queue.empty() || c->chan[1].fin_queued) transmit(*c, 1);
@@ -235,6 +276,24 @@ void tcp_layer::schedule_attempt(tcp_connection& c, int side, duration at) {
   core_.schedule(*ev, at);
 }
 
+duration tcp_layer::user_timeout_of(const tcp_connection& c, int side) const {
+  const socket_state* s = table_.find(c.sock[side]);
+  return s != nullptr && s->user_timeout > duration::zero() ? s->user_timeout : user_timeout;
+}
+
+// Linux (since 4.19) clamps the retransmission timer to a user timeout the
+// program set, so the connection fails at the timeout, not at the first
+// retransmission after it; without one, it gives up at the first
+// retransmission after 15 minutes, near Linux's tcp_retries2 figure.
+duration tcp_layer::retry_at(const tcp_connection& c, int side) const {
+  const tcp_channel& ch = c.chan[side];
+  const duration next = core_.now() + ch.rto;
+  const socket_state* s = table_.find(c.sock[side]);
+  const bool clamped = user_timeout_set || (s != nullptr && s->user_timeout > duration::zero());
+  if (!clamped || ch.stuck_since < duration::zero()) return next;
+  return std::max(core_.now(), std::min(next, ch.stuck_since + user_timeout_of(c, side)));
+}
+
 // Sends every queued segment of one direction that the link lets through.
 // A blocked link, a power-cut peer or a lost segment means retransmission
 // after the RTO (doubling up to 120 s), until the user timeout aborts.
@@ -262,7 +321,7 @@ void tcp_layer::transmit(tcp_connection& c, int side) {
     const bool lost = j.act != action::drop && from != to && r.chance(cfg.loss);
     if (j.act == action::drop || lost) {
       if (ch.stuck_since < duration::zero()) ch.stuck_since = core_.now();
-      if (core_.now() - ch.stuck_since >= user_timeout) {
+      if (core_.now() - ch.stuck_since >= user_timeout_of(c, side)) {
         if (socket_state* s = table_.find(c.sock[side])) fail(*s, aerr::timed_out);
         ch.queue.clear();
         ch.fin_queued = false;
@@ -274,7 +333,7 @@ void tcp_layer::transmit(tcp_connection& c, int side) {
       const std::uint64_t seq = core_.events().size();
       link_.record(event_kind::net_send, from, seq, to);
       link_.record(event_kind::net_drop, from, seq, lost ? drop_code(drop_reason::lost) : j.reason);
-      schedule_attempt(c, side, core_.now() + ch.rto);
+      schedule_attempt(c, side, retry_at(c, side));
       ch.rto = std::min(ch.rto * 2, max_rto);
       return;
     }
@@ -337,7 +396,7 @@ void tcp_layer::segment(packet& p) {
     retreat(*c, side, p, j.reason);  // frees p with the rest of the flight
     if (j.act == verdict::action::drop) {
       if (ch.stuck_since < duration::zero()) ch.stuck_since = core_.now();
-      if (!ch.attempt_scheduled) schedule_attempt(*c, side, core_.now() + ch.rto);
+      if (!ch.attempt_scheduled) schedule_attempt(*c, side, retry_at(*c, side));
       ch.rto = std::min(ch.rto * 2, max_rto);
     }
     return;
@@ -345,6 +404,9 @@ void tcp_layer::segment(packet& p) {
   link_.record(event_kind::net_deliver, p.to_host, p.seq, p.data.size());
   if (!ch.in_flight.empty() && ch.in_flight.front() == &p) ch.in_flight.pop_front();
   ch.bytes_outstanding -= std::min(ch.bytes_outstanding, p.data.size());
+  c->last_heard[0] = c->last_heard[1] = core_.now();  // the segment, and its acknowledgement
+  if (socket_state* s = table_.find(c->sock[p.side]); s != nullptr && !s->send_pinned && !p.data.empty())
+    s->send_buffer = std::min(buffers.send_max, s->send_buffer + 2 * segment_memory(p.data.size()));
   socket_state* r = table_.find(c->sock[1 - p.side]);
   if (r != nullptr && r->conn != c && !r->embryo) r = nullptr;  // the socket moved on (closed, reused)
   if (r == nullptr || !link_.host(p.to_host).up) {
@@ -357,6 +419,88 @@ void tcp_layer::segment(packet& p) {
   }
   if (socket_state* s = table_.find(c->sock[p.side])) ready(*s);  // the window opened
   link_.drop(&p);
+}
+
+// ---- establishment and keep-alive ---------------------------------------------------------
+
+// One side's handshake is done: its send buffer takes the initial
+// congestion window's size (Linux reads 87040 on a 1500-byte MTU), and its
+// keep-alive clock starts.
+void tcp_layer::established(tcp_connection& c, int side) {
+  c.last_heard[side] = core_.now();
+  socket_state* s = table_.find(c.sock[side]);
+  if (s == nullptr) return;
+  const link_config& cfg = link_.config(c.host[side], c.host[1 - side]);
+  const std::size_t mss = cfg.mtu > 40 + 1 ? cfg.mtu - 40 : 1;
+  if (!s->send_pinned)
+    s->send_buffer = std::min(buffers.send_max, std::max(s->send_buffer, 2 * initial_window * segment_memory(mss)));
+  arm_keepalive(*s);
+}
+
+void tcp_layer::arm_keepalive(socket_state& s) {
+  tcp_connection* c = s.conn;
+  if (c == nullptr || !s.keep_alive || s.failed) return;
+  auto& ev = c->keepalive[s.side];
+  if (!ev) {
+    ev = std::make_unique<timed_event>(
+        [](timed_event* e) {
+          auto* conn = static_cast<tcp_connection*>(e->owner());
+          conn->tcp->keepalive(*conn, conn->keepalive[0].get() == e ? 0 : 1);
+        },
+        c);
+  }
+  c->probes[s.side] = 0;
+  core_.schedule(*ev, std::max(core_.now(), c->last_heard[s.side] + std::chrono::seconds(s.keep_idle)));
+}
+
+// After keep_idle of silence, a probe every keep_interval; keep_count
+// unanswered probes fail the connection with timed_out, and a peer whose
+// connection is gone answers with a reset. While data waits for its
+// acknowledgement, retransmission watches the peer instead.
+void tcp_layer::keepalive(tcp_connection& c, int side) {
+  socket_state* s = table_.find(c.sock[side]);
+  if (s == nullptr || s->conn != &c || !s->keep_alive || s->failed) return;
+  const duration idle = std::chrono::seconds(s->keep_idle);
+  const duration now = core_.now();
+  const tcp_channel& ch = c.chan[side];
+  if (!ch.queue.empty() || !ch.in_flight.empty() || ch.fin_queued) {
+    c.probes[side] = 0;
+    core_.schedule(*c.keepalive[side], now + idle);
+    return;
+  }
+  if (now - c.last_heard[side] < idle) {  // heard from the peer since: idle again from then
+    c.probes[side] = 0;
+    core_.schedule(*c.keepalive[side], c.last_heard[side] + idle);
+    return;
+  }
+  if (c.probes[side] >= s->keep_count) {  // as Linux: one interval after the last probe
+    fail(*s, aerr::timed_out);
+    return;
+  }
+  const std::uint32_t from = c.host[side], to = c.host[1 - side];
+  const wire_view probe{packet_kind::tcp_ack, from, to, &c.ep[side], &c.ep[1 - side], {}};
+  const wire_view answer{packet_kind::tcp_ack, to, from, &c.ep[1 - side], &c.ep[side], {}};
+  link_layer::judgement j = link_.judge(probe);
+  if (j.act == verdict::action::pass || j.act == verdict::action::delay) j = link_.judge(answer);
+  const bool passes = j.act == verdict::action::pass || j.act == verdict::action::delay;
+  const bool lost = passes && from != to && core_.random(choice_purpose::network).chance(link_.config(from, to).loss);
+  const std::uint64_t seq = core_.events().size();
+  link_.record(event_kind::net_send, from, seq, to);
+  if (!passes || lost) {
+    link_.record(event_kind::net_drop, from, seq, lost ? drop_code(drop_reason::lost) : j.reason);
+    ++c.probes[side];
+    core_.schedule(*c.keepalive[side], now + std::chrono::seconds(s->keep_interval));
+    return;
+  }
+  link_.record(event_kind::net_deliver, to, seq, 0);
+  const socket_state* peer = table_.find(c.sock[1 - side]);
+  if (peer == nullptr || peer->conn != &c || !link_.host(to).up) {
+    fail(*s, aerr::connection_reset);  // the peer's OS no longer knows the connection
+    return;
+  }
+  c.last_heard[side] = now;
+  c.probes[side] = 0;
+  core_.schedule(*c.keepalive[side], now + idle);
 }
 
 // ---- failure and close ------------------------------------------------------------------
@@ -382,6 +526,7 @@ void tcp_layer::detach_connection(socket_state& s) noexcept {
   ch.fin_queued = false;
   ch.bytes_outstanding = 0;
   if (c->attempt[s.side]) core_.cancel(*c->attempt[s.side]);
+  if (c->keepalive[s.side]) core_.cancel(*c->keepalive[s.side]);
   ch.attempt_scheduled = false;
   c->sock[s.side] = 0;
   s.conn = nullptr;

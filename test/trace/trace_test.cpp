@@ -239,7 +239,7 @@ BOOST_AUTO_TEST_CASE(tcp_events_name_the_connection_and_the_error) {
   auto& a = w.add_host("alice");
   auto& b = w.add_host("bob");
   stream_between(w, a, b, 1000, [] {});
-  stream_between(w, a, b, 200'000, [&] { w.net().reset(a, b); }, 81);
+  stream_between(w, a, b, 5'000'000, [&] { w.net().reset(a, b); }, 81);  // still streaming at 20 ms
   const exported e = export_run(w, "tcp");
   const auto connects = lines_of_kind(e, "tcp_connect");
   BOOST_REQUIRE(connects.size() == 4u);

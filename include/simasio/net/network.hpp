@@ -65,8 +65,17 @@ class network {
   /// @throws config_error if @p rule is empty.
   rule_guard add_rule(fault_rule rule);
   /// How long unacknowledged TCP data is retransmitted before the
-  /// connection fails with timed_out (default 15 minutes, like Linux).
+  /// connection fails with timed_out. By default a connection gives up at
+  /// the first retransmission after 15 minutes (about 924 s, as Linux's
+  /// tcp_retries2 does); once set here (or per socket with
+  /// TCP_USER_TIMEOUT), the retransmission timer is clamped to it and the
+  /// connection fails at @p d, as on Linux since 4.19.
+  /// @throws config_error if @p d is not positive.
   void set_tcp_user_timeout(duration d);
+  /// TCP socket buffer sizes and their autotuning ceilings for sockets
+  /// opened from now on (see tcp_buffers; defaults are Debian 12's).
+  /// @throws config_error if an initial size is 0 or above its maximum.
+  void set_tcp_buffers(tcp_buffers sizes);
   /// How long a TCP connect retries its SYN before timed_out (default 127 s).
   void set_connect_timeout(duration d);
 

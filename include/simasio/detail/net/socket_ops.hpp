@@ -96,6 +96,7 @@ class socket_ops {
   void finish(sock_op& op, boost::system::error_code ec, std::size_t bytes);
   bool try_read(socket_state& s, sock_op& op);
   bool try_write(socket_state& s, sock_op& op);
+  std::size_t write_room(const socket_state& s) const;
   void unlink(socket_state& s, sock_op& op) noexcept;
   // Unlinks every pending operation of s into out, oldest first.
   static void take_pending(socket_state& s, std::vector<sock_op*>& out) noexcept;

@@ -105,8 +105,11 @@ struct socket_state {
   bool no_delay = false, keep_alive = false, reuse_address = false, broadcast = false;
   bool linger_on = false;
   int linger_seconds = 0;
-  std::size_t send_buffer = 65536;
-  std::size_t receive_buffer = 131072;
+  std::size_t send_buffer = 65536;      // TCP: autotuned from tcp_buffers unless pinned (SO_SNDBUF)
+  std::size_t receive_buffer = 131072;  // TCP: likewise; UDP: the datagram queue's limit
+  bool send_pinned = false, receive_pinned = false;
+  int keep_idle = 7200, keep_interval = 75, keep_count = 9;  // TCP_KEEPIDLE, TCP_KEEPINTVL (s), TCP_KEEPCNT
+  duration user_timeout{-1};  // TCP_USER_TIMEOUT; negative: the network's
   bool non_blocking = false;
 
   // TCP

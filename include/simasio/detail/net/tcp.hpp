@@ -42,6 +42,9 @@ class tcp_connection {
   std::uint64_t sock[2] = {0, 0};  // socket ids; 0 once that end is gone
   tcp_channel chan[2];             // chan[i]: from side i to side 1 - i
   std::unique_ptr<timed_event> attempt[2];
+  std::unique_ptr<timed_event> keepalive[2];  // side i's keep-alive timer
+  duration last_heard[2] = {};                // when side i last heard from the peer
+  int probes[2] = {0, 0};                     // side i's unanswered keep-alive probes
   bool established = false;
   std::uint64_t client_nonce = 0;  // the connect attempt this connection answers
 };
@@ -59,7 +62,9 @@ class tcp_layer {
   tcp_layer& operator=(const tcp_layer&) = delete;
 
   duration user_timeout{std::chrono::minutes(15)};
+  bool user_timeout_set = false;  // set by the scenario: the retransmission timer is clamped to it
   duration connect_timeout{std::chrono::seconds(127)};
+  tcp_buffers buffers;
 
   struct hooks {
     void (*ready)(void* self, socket_state& s) = nullptr;
@@ -89,6 +94,14 @@ class tcp_layer {
   void power_cut(socket_state& s);
   // network::reset: both ends of every connection between a and b fail.
   void reset_connections(std::uint32_t a, std::uint32_t b);
+  // A new TCP socket's buffer sizes; SO_SNDBUF / SO_RCVBUF as Linux sets them.
+  void init_buffers(socket_state& s) const noexcept;
+  void pin_send_buffer(socket_state& s, std::size_t requested) const noexcept;
+  void pin_receive_buffer(socket_state& s, std::size_t requested) const noexcept;
+  // The program read n bytes: receive autotuning follows the reading.
+  void consumed(socket_state& s, std::size_t n) const noexcept;
+  // (Re)starts the keep-alive timer of a connected socket with keep_alive on.
+  void arm_keepalive(socket_state& s);
 
  private:
   static void on_syn(void* self, packet& p);
@@ -107,6 +120,11 @@ class tcp_layer {
   void queue_fin(tcp_connection& c, int side);
   void transmit(tcp_connection& c, int side);
   void schedule_attempt(tcp_connection& c, int side, duration at);
+  // When to retransmit next: after the RTO, clamped to the user timeout when one was set.
+  duration retry_at(const tcp_connection& c, int side) const;
+  duration user_timeout_of(const tcp_connection& c, int side) const;
+  void established(tcp_connection& c, int side);
+  void keepalive(tcp_connection& c, int side);
   // In-flight segments back to the queue, in order; all but @p head (recorded
   // already) recorded dropped for @p reason.
   void retreat(tcp_connection& c, int side, const packet& head, std::uint64_t reason);

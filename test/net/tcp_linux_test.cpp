@@ -1,0 +1,371 @@
+// tcp_linux_test.cpp — TCP where real programs notice Linux: socket buffers
+// and their autotuning, SO_SNDBUF / SO_RCVBUF, the user timeout, keep-alive.
+// Each is compared with real Linux on 127.0.0.1 where loopback can show it.
+#include <simasio/asio.hpp>
+#include <simasio/simasio.hpp>
+
+#include <boost/asio.hpp>
+#include <boost/test/unit_test.hpp>
+
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <netinet/tcp.h>
+
+namespace net = simasio::asio;
+using net::ip::tcp;
+using namespace std::chrono_literals;
+using simasio::duration;
+
+namespace {
+
+using keep_idle = boost::asio::detail::socket_option::integer<IPPROTO_TCP, TCP_KEEPIDLE>;
+using keep_interval = boost::asio::detail::socket_option::integer<IPPROTO_TCP, TCP_KEEPINTVL>;
+using keep_count = boost::asio::detail::socket_option::integer<IPPROTO_TCP, TCP_KEEPCNT>;
+using user_timeout = boost::asio::detail::socket_option::integer<IPPROTO_TCP, TCP_USER_TIMEOUT>;
+
+// An echo client that writes everything before reading anything, and a
+// server that echoes what it reads: on Linux it completes while the
+// buffers between them hold what the client writes ahead. The same code
+// runs on Asio's io_context (Io = boost::asio) and on simasio's.
+template <class Socket, class Acceptor, class Context>
+struct echo {
+  echo(Context& server_ctx, Context& client_ctx, typename Acceptor::endpoint_type at,
+       const boost::asio::ip::address& target, std::size_t n)
+      : acc(server_ctx, at), server(server_ctx), client(client_ctx), out(n, 'x'), in(n, '\0'), buf(65536) {
+    acc.async_accept(server, [this](boost::system::error_code ec) {
+      if (!ec) serve();
+    });
+    client.async_connect(typename Acceptor::endpoint_type(target, acc.local_endpoint().port()),
+                         [this](boost::system::error_code ec) {
+                           if (ec) return;
+                           boost::asio::async_write(client, boost::asio::buffer(out), [this](auto e, std::size_t) {
+                             if (e) return;
+                             boost::asio::async_read(client, boost::asio::buffer(in), [this](auto e2, std::size_t) {
+                               done = !e2 && in == out;
+                               boost::system::error_code ignored;
+                               client.close(ignored);  // the server's read ends: the context runs out of work
+                               server.close(ignored);
+                             });
+                           });
+                         });
+  }
+  void serve() {
+    server.async_read_some(boost::asio::buffer(buf), [this](boost::system::error_code ec, std::size_t m) {
+      if (ec) return;
+      boost::asio::async_write(server, boost::asio::buffer(buf.data(), m), [this](auto e, std::size_t) {
+        if (!e) serve();
+      });
+    });
+  }
+  Acceptor acc;
+  Socket server, client;
+  std::string out, in;
+  std::vector<char> buf;
+  bool done = false;
+};
+
+bool simulated_echo(std::uint64_t seed, std::size_t n, const simasio::tcp_buffers* sizes = nullptr) {
+  simasio::world w(seed);
+  if (sizes != nullptr) w.net().set_tcp_buffers(*sizes);
+  auto& s = w.add_host("server");
+  auto& c = w.add_host("client");
+  echo<tcp::socket, tcp::acceptor, net::io_context> e(s.context(), c.context(), tcp::endpoint(tcp::v4(), 7),
+                                                      s.address(), n);
+  w.run();  // returns when nothing can happen any more: done, or a deadlock
+  return e.done;
+}
+
+// Real Linux on loopback. The guard only stops a run that hangs; no
+// assertion depends on how long anything takes.
+bool real_echo(std::size_t n) {
+  boost::asio::io_context io;
+  using rtcp = boost::asio::ip::tcp;
+  const auto loopback = boost::asio::ip::make_address("127.0.0.1");
+  echo<rtcp::socket, rtcp::acceptor, boost::asio::io_context> e(io, io, rtcp::endpoint(loopback, 0), loopback, n);
+  io.run_for(std::chrono::seconds(120));
+  return e.done;
+}
+
+long proc_value(const char* path, int field = 0) {
+  std::ifstream f(path);
+  long v = -1;
+  for (int i = 0; i <= field && f >> v; ++i) {
+  }
+  return v;
+}
+
+// A server on "server":7 that accepts one connection and never reads or
+// writes; the client connects and keeps one read pending.
+struct idle_pair {
+  explicit idle_pair(std::uint64_t seed) : w(seed) {
+    acc.async_accept([this](boost::system::error_code ec, tcp::socket sock) {
+      if (!ec) peer = std::make_unique<tcp::socket>(std::move(sock));
+    });
+  }
+  void connect(std::function<void(tcp::socket&)> configure) {
+    client.async_connect(tcp::endpoint(server.address(), 7), [this, configure](boost::system::error_code ec) {
+      BOOST_REQUIRE(!ec);
+      configure(client);
+      client.async_read_some(net::buffer(buf), [this](boost::system::error_code e, std::size_t) {
+        failed = e;
+        failed_at = w.now();
+      });
+    });
+  }
+  simasio::world w;
+  simasio::host& server = w.add_host("server");
+  simasio::host& client_host = w.add_host("client");
+  tcp::acceptor acc{server.context(), tcp::endpoint(tcp::v4(), 7)};
+  tcp::socket client{client_host.context()};
+  std::unique_ptr<tcp::socket> peer;
+  char buf[16];
+  boost::system::error_code failed;
+  duration failed_at{-1};
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(tcp_linux)
+
+// Regression: with fixed 64 KiB buffers a 200 KB echo deadlocked.
+BOOST_AUTO_TEST_CASE(an_echo_client_that_writes_first_completes_where_linux_does) {
+  for (const std::size_t n : {std::size_t{200'000}, std::size_t{1'000'000}, std::size_t{4'000'000}}) {
+    BOOST_TEST(real_echo(n), "real loopback, " << n << " bytes");
+    for (std::uint64_t seed = 0; seed < (n > 1'000'000 ? 3u : 10u); ++seed)
+      BOOST_TEST(simulated_echo(seed, n), "simulated, " << n << " bytes, seed " << seed);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(an_echo_larger_than_every_buffer_together_deadlocks_as_on_linux) {
+  // 4 MiB send buffers and 6 MiB receive buffers (half of it window) hold
+  // about 14 MB between the two programs: 20 MB cannot fit. (Real loopback
+  // hangs too: see the bench's echo row; a test never waits for a hang.)
+  for (std::uint64_t seed = 0; seed < 2; ++seed) BOOST_TEST(!simulated_echo(seed, 20'000'000), "seed " << seed);
+}
+
+BOOST_AUTO_TEST_CASE(shrunk_buffers_find_the_latent_deadlock_on_purpose) {
+  simasio::tcp_buffers small;
+  small.send_initial = small.send_max = 32768;
+  small.receive_initial = small.receive_max = 65536;
+  for (std::uint64_t seed = 0; seed < 10; ++seed) {
+    BOOST_TEST(!simulated_echo(seed, 200'000, &small), "seed " << seed);
+    BOOST_TEST(simulated_echo(seed, 20'000, &small), "seed " << seed);
+  }
+  simasio::world w;
+  simasio::tcp_buffers bad;
+  bad.send_initial = bad.send_max + 1;
+  BOOST_CHECK_THROW(w.net().set_tcp_buffers(bad), simasio::config_error);
+}
+
+BOOST_AUTO_TEST_CASE(buffer_sizes_read_and_pin_as_on_linux) {
+  // The model is configured with this machine's sysctls, then compared
+  // with a real socket's getsockopt.
+  simasio::tcp_buffers sizes;
+  if (const long v = proc_value("/proc/sys/net/ipv4/tcp_wmem", 1); v > 0) sizes.send_initial = static_cast<std::size_t>(v);
+  if (const long v = proc_value("/proc/sys/net/ipv4/tcp_rmem", 1); v > 0)
+    sizes.receive_initial = static_cast<std::size_t>(v);
+  if (const long v = proc_value("/proc/sys/net/core/wmem_max"); v > 0) sizes.option_max = static_cast<std::size_t>(v);
+  sizes.send_max = std::max(sizes.send_max, sizes.send_initial);
+  sizes.receive_max = std::max(sizes.receive_max, sizes.receive_initial);
+  const bool same_max = proc_value("/proc/sys/net/core/wmem_max") == proc_value("/proc/sys/net/core/rmem_max");
+
+  boost::asio::io_context io;
+  boost::asio::ip::tcp::socket real(io, boost::asio::ip::tcp::v4());
+  simasio::world w;
+  w.net().set_tcp_buffers(sizes);
+  tcp::socket sim(w.add_host("h").context(), tcp::v4());
+  auto both = [&](auto option) {
+    auto r = option, s = option;
+    real.get_option(r);
+    sim.get_option(s);
+    BOOST_TEST(r.value() == s.value());
+    return s.value();
+  };
+  // Asio on Linux halves what the kernel reports (the kernel doubles what is set).
+  BOOST_TEST(both(net::socket_base::send_buffer_size()) == static_cast<int>(sizes.send_initial / 2));
+  BOOST_TEST(both(net::socket_base::receive_buffer_size()) == static_cast<int>(sizes.receive_initial / 2));
+  for (const int request : {1, 5000, 100'000, 50'000'000}) {
+    real.set_option(boost::asio::socket_base::send_buffer_size(request));
+    sim.set_option(net::socket_base::send_buffer_size(request));
+    both(net::socket_base::send_buffer_size());
+    if (same_max) {
+      real.set_option(boost::asio::socket_base::receive_buffer_size(request));
+      sim.set_option(net::socket_base::receive_buffer_size(request));
+      both(net::socket_base::receive_buffer_size());
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(send_buffers_grow_once_connected_and_as_data_flows_unless_pinned) {
+  simasio::world w(3);
+  auto& s = w.add_host("server");
+  auto& c = w.add_host("client");
+  tcp::acceptor acc(s.context(), tcp::endpoint(tcp::v4(), 7));
+  tcp::socket pinned(c.context()), tuned(c.context());
+  pinned.open(tcp::v4());
+  pinned.set_option(net::socket_base::send_buffer_size(10000));
+  tuned.connect(tcp::endpoint(s.address(), 7));
+  pinned.connect(tcp::endpoint(s.address(), 7));
+  net::socket_base::send_buffer_size size;
+  tuned.get_option(size);
+  BOOST_TEST(size.value() == 87040 / 2);  // Linux's 87040 on a 1500-byte MTU link, halved by Asio
+  pinned.get_option(size);
+  BOOST_TEST(size.value() == 10000);
+  tcp::socket a(s.context()), b(s.context());
+  acc.accept(a);
+  acc.accept(b);
+  net::write(tuned, net::buffer(std::string(100'000, 'x')));
+  std::string got(100'000, '\0');
+  net::read(a, net::buffer(got));
+  tuned.get_option(size);
+  BOOST_TEST(size.value() > 87040 / 2);
+  BOOST_TEST(size.value() <= 4194304 / 2);
+  pinned.get_option(size);
+  BOOST_TEST(size.value() == 10000);
+}
+
+BOOST_AUTO_TEST_CASE(a_user_timeout_fails_a_connection_to_a_silent_peer_at_the_timeout) {
+  for (std::uint64_t seed = 0; seed < 20; ++seed) {
+    // World-wide, and per socket (TCP_USER_TIMEOUT), each clamping the RTO.
+    for (int per_socket = 0; per_socket < 2; ++per_socket) {
+      idle_pair t(seed);
+      if (!per_socket) t.w.net().set_tcp_user_timeout(30s);
+      duration wrote_at{-1};
+      t.connect([&](tcp::socket& s) {
+        if (per_socket) s.set_option(user_timeout(30'000));
+        auto cut = std::make_shared<net::steady_timer>(s.get_executor(), 1s);
+        cut->async_wait([&, cut](auto) {
+          t.server.crash(simasio::crash_kind::power);
+          wrote_at = t.w.now();
+          net::async_write(t.client, net::buffer("ping", 4), [](auto, auto) {});
+        });
+      });
+      t.w.run();
+      BOOST_TEST(t.failed == net::error::timed_out);
+      // Linux >= 4.19: at the timeout (the first retransmission is 200 ms
+      // after the write), not at the first retransmission after it (51 s).
+      BOOST_TEST((t.failed_at - wrote_at == 30s), "seed " << seed << ": " << (t.failed_at - wrote_at).count());
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(without_a_user_timeout_retransmission_gives_up_near_linuxs_924_seconds) {
+  for (std::uint64_t seed = 0; seed < 5; ++seed) {
+    idle_pair t(seed);
+    duration wrote_at{-1};
+    t.connect([&](tcp::socket& s) {
+      auto cut = std::make_shared<net::steady_timer>(s.get_executor(), 1s);
+      cut->async_wait([&, cut](auto) {
+        t.server.crash(simasio::crash_kind::power);
+        wrote_at = t.w.now();
+        net::async_write(t.client, net::buffer("ping", 4), [](auto, auto) {});
+      });
+    });
+    t.w.run();
+    BOOST_TEST(t.failed == net::error::timed_out);
+    BOOST_TEST((t.failed_at - wrote_at > 900s && t.failed_at - wrote_at < 1030s));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(keep_alive_notices_a_power_cut_peer_of_an_idle_reader) {
+  for (std::uint64_t seed = 0; seed < 10; ++seed) {
+    // Linux's defaults: 7200 s idle, then 9 probes 75 s apart.
+    idle_pair t(seed);
+    duration connected_at{-1};
+    t.connect([&](tcp::socket& s) {
+      s.set_option(net::socket_base::keep_alive(true));
+      connected_at = t.w.now();
+      t.server.crash(simasio::crash_kind::power);
+    });
+    t.w.run();
+    BOOST_TEST(t.failed == net::error::timed_out);
+    BOOST_TEST((t.failed_at - connected_at >= 7200s + 9 * 75s - 1s && t.failed_at - connected_at <= 7200s + 9 * 75s),
+               "seed " << seed);
+  }
+  for (std::uint64_t seed = 0; seed < 10; ++seed) {
+    // Per socket: 10 s, 2 s apart, 3 probes.
+    idle_pair t(seed);
+    duration connected_at{-1};
+    t.connect([&](tcp::socket& s) {
+      s.set_option(net::socket_base::keep_alive(true));
+      s.set_option(keep_idle(10));
+      s.set_option(keep_interval(2));
+      s.set_option(keep_count(3));
+      connected_at = t.w.now();
+      t.server.crash(simasio::crash_kind::power);
+    });
+    t.w.run();
+    BOOST_TEST(t.failed == net::error::timed_out);
+    BOOST_TEST((t.failed_at - connected_at >= 15s && t.failed_at - connected_at <= 16s), "seed " << seed);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(keep_alive_is_off_by_default_and_answered_by_a_live_peer) {
+  for (std::uint64_t seed = 0; seed < 5; ++seed) {
+    idle_pair off(seed);
+    off.connect([&](tcp::socket&) { off.server.crash(simasio::crash_kind::power); });
+    off.w.run_for(10h);
+    BOOST_TEST((off.failed_at == duration{-1}));  // an idle reader never notices without keep-alive
+
+    idle_pair live(seed);
+    live.connect([&](tcp::socket& s) {
+      s.set_option(net::socket_base::keep_alive(true));
+      s.set_option(keep_idle(60));
+    });
+    live.w.run_for(10h);
+    BOOST_TEST((live.failed_at == duration{-1}));  // probes answered all along
+  }
+}
+
+BOOST_AUTO_TEST_CASE(keep_alive_draws_a_reset_from_a_peer_that_lost_the_connection) {
+  for (std::uint64_t seed = 0; seed < 10; ++seed) {
+    idle_pair t(seed);
+    t.connect([&](tcp::socket& s) {
+      s.set_option(net::socket_base::keep_alive(true));
+      s.set_option(keep_idle(30));
+      auto cut = std::make_shared<net::steady_timer>(s.get_executor(), 1s);
+      cut->async_wait([&, cut](auto) {
+        t.server.crash(simasio::crash_kind::power);  // silent: no FIN, no RST
+        t.server.restart();                          // back up, without the connection
+      });
+    });
+    t.w.run();
+    BOOST_TEST(t.failed == net::error::connection_reset);
+    BOOST_TEST((t.failed_at >= 30s && t.failed_at <= 32s), "seed " << seed);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(keep_alive_options_read_as_on_linux) {
+  boost::asio::io_context io;
+  boost::asio::ip::tcp::socket real(io, boost::asio::ip::tcp::v4());
+  simasio::world w;
+  tcp::socket sim(w.add_host("h").context(), tcp::v4());
+  auto both = [&](auto option) {
+    auto r = option, s = option;
+    real.get_option(r);
+    sim.get_option(s);
+    BOOST_TEST(r.value() == s.value());
+  };
+  // Linux's defaults come from sysctls; simasio models the stock values.
+  if (proc_value("/proc/sys/net/ipv4/tcp_keepalive_time") == 7200) both(keep_idle());
+  if (proc_value("/proc/sys/net/ipv4/tcp_keepalive_intvl") == 75) both(keep_interval());
+  if (proc_value("/proc/sys/net/ipv4/tcp_keepalive_probes") == 9) both(keep_count());
+  both(user_timeout());
+  real.set_option(keep_idle(42));
+  sim.set_option(keep_idle(42));
+  both(keep_idle());
+  real.set_option(user_timeout(1500));
+  sim.set_option(user_timeout(1500));
+  both(user_timeout());
+  boost::system::error_code real_ec, sim_ec;
+  real.set_option(keep_count(0), real_ec);
+  sim.set_option(keep_count(0), sim_ec);
+  BOOST_TEST(real_ec == sim_ec);
+  BOOST_TEST(sim_ec == net::error::invalid_argument);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
