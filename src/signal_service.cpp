@@ -1,5 +1,7 @@
 // signal_service.cpp — delivering host::raise signals to simulated signal sets
-#include <simasio/basic_signal_set.hpp>
+#include <simasio/detail/signal_service.hpp>
+
+#include <simasio/detail/sim_context.hpp>
 
 #include <algorithm>
 

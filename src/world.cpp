@@ -6,7 +6,7 @@
 #include <simasio/error.hpp>
 #include <simasio/io_context.hpp>
 #include <simasio/detail/net/socket_ops.hpp>
-#include <simasio/basic_signal_set.hpp>
+#include <simasio/detail/signal_service.hpp>
 
 #include <cmath>
 
