@@ -2,6 +2,7 @@
 #ifndef SIMASIO_BASIC_SIGNAL_SET_HPP
 #define SIMASIO_BASIC_SIGNAL_SET_HPP
 
+#include <simasio/detail/access.hpp>
 #include <simasio/detail/handler_work.hpp>
 #include <simasio/detail/signal_service.hpp>
 #include <simasio/detail/sim_context.hpp>
@@ -125,7 +126,7 @@ class basic_signal_set {
   void init() {
     io_context& ctx = detail::sim_context_of_executor(ex_, "signal_set");
     service_ = &detail::signal_service::of(ctx);
-    state_.ctx = &ctx.sim_state();
+    state_.ctx = &detail::access::state(ctx);
     state_.incarnation = state_.ctx->host->incarnation;
     service_->add(state_);
   }
