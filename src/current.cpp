@@ -1,6 +1,7 @@
 // current.cpp — the thread's current world and its default world
 #include <simasio/detail/current.hpp>
 
+#include <simasio/detail/access.hpp>
 #include <simasio/detail/env.hpp>
 #include <simasio/error.hpp>
 #include <simasio/world.hpp>
@@ -29,7 +30,7 @@ world* current_world() noexcept {
   thread_worlds& t = worlds();
   if (running_core_tls != nullptr) {
     for (world* w : t.live)
-      if (&w->sim_core() == running_core_tls) return w;
+      if (&access::core(*w) == running_core_tls) return w;
   }
   return t.live.empty() ? nullptr : t.live.back();
 }
@@ -37,7 +38,7 @@ world* current_world() noexcept {
 world_core* current_core() noexcept {
   thread_worlds& t = worlds();
   if (running_core_tls != nullptr) return running_core_tls;
-  return t.live.empty() ? nullptr : &t.live.back()->sim_core();
+  return t.live.empty() ? nullptr : &access::core(*t.live.back());
 }
 
 void register_live_world(world& w) { worlds().live.push_back(&w); }

@@ -1,6 +1,7 @@
 // io_context.cpp — joining a world, running it, stopping and orphaning
 #include <simasio/io_context.hpp>
 
+#include <simasio/detail/access.hpp>
 #include <simasio/detail/current.hpp>
 #include <simasio/detail/escape.hpp>
 #include <simasio/detail/sim_context.hpp>
@@ -44,7 +45,8 @@ void io_context::init(host& h, int concurrency_hint) {
   marker->owner = this;
   boost::asio::add_service(*this, marker);
   // Asio's special hints (BOOST_ASIO_CONCURRENCY_HINT_UNSAFE, ...) are negative: one thread.
-  h.get_world().sim_core().attach(state_, h.sim_state(), *this, concurrency_hint > 1 ? concurrency_hint : 1);
+  detail::access::core(h.get_world())
+      .attach(state_, detail::access::state(h), *this, concurrency_hint > 1 ? concurrency_hint : 1);
 }
 
 io_context::~io_context() {
@@ -161,7 +163,7 @@ io_context& sim_context_of(boost::asio::execution_context& ctx, const char* obje
 }
 
 void throw_orphaned(const context_state& ctx, const char* kind) {
-  static_cast<const io_context*>(ctx.exec)->throw_orphaned(std::string("a ") + kind);
+  access::throw_orphaned(*static_cast<const io_context*>(ctx.exec), std::string("a ") + kind);
 }
 }  // namespace detail
 

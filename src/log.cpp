@@ -2,6 +2,7 @@
 #include <simasio/log/log.hpp>
 
 #include <simasio/clock.hpp>
+#include <simasio/detail/access.hpp>
 #include <simasio/detail/current.hpp>
 #include <simasio/detail/env.hpp>
 #include <simasio/error.hpp>
@@ -87,7 +88,7 @@ struct log_state {
 
 namespace {
 log_state& state_of(world& w) {
-  auto& slot = w.sim_log();
+  auto& slot = access::log(w);
   if (slot) return *slot;
   auto st = std::make_shared<log_state>();
   std::shared_ptr<spdlog::sinks::sink> target;
@@ -102,7 +103,7 @@ log_state& state_of(world& w) {
   formatter->add_flag<simasio::log::detail_log::virtual_time_flag>('*').set_pattern("[%*] [%n] [%l] %v");
   target->set_formatter(std::move(formatter));
   target->set_level(st->level);
-  st->stamping = std::make_shared<simasio::log::detail_log::virtual_time_sink>(w.sim_core(), target);
+  st->stamping = std::make_shared<simasio::log::detail_log::virtual_time_sink>(access::core(w), target);
   slot = st;
   return *st;
 }
@@ -135,7 +136,7 @@ std::shared_ptr<spdlog::sinks::sink> sink() {
 }
 
 std::vector<std::string> recent_lines(world& w) {
-  auto& slot = w.sim_log();
+  auto& slot = detail::access::log(w);
   if (!slot || !slot->ring) return {};
   std::vector<std::string> lines = slot->ring->last_formatted();
   for (std::string& line : lines)  // the formatter ends each with an end of line

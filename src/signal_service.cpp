@@ -1,12 +1,15 @@
 // signal_service.cpp — delivering host::raise signals to simulated signal sets
-#include <simasio/basic_signal_set.hpp>
+#include <simasio/detail/signal_service.hpp>
+
+#include <simasio/detail/access.hpp>
+#include <simasio/detail/sim_context.hpp>
 
 #include <algorithm>
 
 namespace simasio::detail {
 
 signal_service::signal_service(boost::asio::execution_context& ctx)
-    : boost::asio::execution_context::service(ctx), ctx_(&sim_context_of(ctx, "signal_set").sim_state()) {
+    : boost::asio::execution_context::service(ctx), ctx_(&access::state(sim_context_of(ctx, "signal_set"))) {
   ctx_->sources.push_back(this);
 }
 

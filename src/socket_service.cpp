@@ -1,6 +1,7 @@
 // socket_service.cpp — sockets of one io_context: creation, options, sync calls
 #include <simasio/detail/socket_service.hpp>
 
+#include <simasio/detail/access.hpp>
 #include <simasio/detail/current.hpp>
 #include <simasio/detail/net/socket_ops.hpp>
 #include <simasio/world.hpp>
@@ -16,8 +17,8 @@ namespace simasio::detail {
 socket_service::socket_service(boost::asio::execution_context& ctx)
     : boost::asio::execution_context::service(ctx) {
   io_context& io = sim_context_of(ctx, "socket");
-  ctx_ = &io.sim_state();
-  net_ = &io.get_world().sim_net();
+  ctx_ = &access::state(io);
+  net_ = &access::net(io.get_world());
   ctx_->sources.push_back(this);
 }
 

@@ -3,6 +3,7 @@
 
 #include <simasio/basic_waitable_timer.hpp>
 #include <simasio/clock.hpp>
+#include <simasio/detail/access.hpp>
 #include <simasio/detail/current.hpp>
 #include <simasio/detail/format.hpp>
 #include <simasio/detail/sim_context.hpp>
@@ -39,7 +40,7 @@ void wait_op_base::on_expiry(timed_event* ev) {
 timer_service::timer_service(boost::asio::execution_context& ctx)
     : boost::asio::execution_context::service(ctx) {
   io_context& io = sim_context_of(ctx, "timer");
-  ctx_state_ = &io.sim_state();
+  ctx_state_ = &access::state(io);
   ctx_state_->sources.push_back(this);
   ctx_state_->timers = this;
 }
@@ -57,7 +58,7 @@ timer_service::~timer_service() {
 
 void timer_service::construct(timer_impl_base& impl, io_context& ctx, const char* kind) noexcept {
   impl.service = this;
-  impl.ctx = &ctx.sim_state();
+  impl.ctx = &access::state(ctx);
   impl.incarnation = impl.ctx->host->incarnation;
   impl.kind = kind;
   impl.prev = nullptr;

@@ -1,12 +1,13 @@
 // world.cpp — hosts, runs and lifetime of a world
 #include <simasio/world.hpp>
 
+#include <simasio/detail/access.hpp>
 #include <simasio/detail/current.hpp>
 #include <simasio/detail/format.hpp>
 #include <simasio/error.hpp>
 #include <simasio/io_context.hpp>
 #include <simasio/detail/net/socket_ops.hpp>
-#include <simasio/basic_signal_set.hpp>
+#include <simasio/detail/signal_service.hpp>
 
 #include <cmath>
 
@@ -60,7 +61,7 @@ host& world::make_host(std::string name, boost::asio::ip::address address) {
   host_names_.emplace(name, id);
   host_addresses_.emplace(address, id);
   hosts_.push_back(std::unique_ptr<host>(new host(*this, id, std::move(name), address)));
-  net_->add_host(id, hosts_.back()->sim_state(), address);
+  net_->add_host(id, detail::access::state(*hosts_.back()), address);
   return *hosts_.back();
 }
 
@@ -167,7 +168,7 @@ io_context& host::context() {
 
 void host::boot() {
   if (!boot_) return;
-  detail::world_core& core = world_->sim_core();
+  detail::world_core& core = detail::access::core(*world_);
   core.record(event_kind::boot, state_.id);
   core.run_as(state_, [this] { boot_(*this); });
 }
@@ -183,7 +184,7 @@ void host::crash_only(crash_kind kind) {
   state_.powered = kind != crash_kind::power;
   ++state_.incarnation;
   state_.power_crash = kind == crash_kind::power;
-  detail::world_core& core = world_->sim_core();
+  detail::world_core& core = detail::access::core(*world_);
   state_.crashed_at_ns = core.now().count();
   core.record(event_kind::crash, state_.id, static_cast<std::uint64_t>(kind));
   // Every handler of the dead process first (destroying them closes the
@@ -193,27 +194,27 @@ void host::crash_only(crash_kind kind) {
   // Its processes die at their blocking calls: their stacks unwind (their
   // sockets close as the handlers' did above), the OS closes the rest.
   core.kill_processes(state_);
-  world_->sim_net().host_crashed(state_.id, kind == crash_kind::power);
+  detail::access::net(*world_).host_crashed(state_.id, kind == crash_kind::power);
 }
 
 void host::crash(crash_kind kind) {
   crash_only(kind);
   // A process that crashed its own host ends here.
-  world_->sim_core().exit_if_killed();
+  detail::access::core(*world_).exit_if_killed();
 }
 
 void host::restart() {
   if (state_.up) crash_only(crash_kind::process);
   state_.up = true;
   state_.powered = true;
-  world_->sim_core().record(event_kind::restart, state_.id);
+  detail::access::core(*world_).record(event_kind::restart, state_.id);
   boot();
-  world_->sim_core().exit_if_killed();
+  detail::access::core(*world_).exit_if_killed();
 }
 
 process host::spawn(std::function<void()> main) {
   if (!main) throw usage_error("simasio: host::spawn on host '" + name() + "' was given an empty function");
-  return process(world_->sim_core().spawn(*this, state_, [main = std::move(main)] {
+  return process(detail::access::core(*world_).spawn(*this, state_, [main = std::move(main)] {
     main();
     return 0;
   }));
@@ -224,7 +225,7 @@ process host::spawn_main(std::function<int(int, char**)> main, std::vector<std::
   if (args.empty())
     throw usage_error("simasio: host::spawn_main on host '" + name() +
                       "' needs at least the program name: spawn_main(main, {\"prog\", \"arg\", ...})");
-  return process(world_->sim_core().spawn(*this, state_, [main = std::move(main), args = std::move(args)]() mutable {
+  return process(detail::access::core(*world_).spawn(*this, state_, [main = std::move(main), args = std::move(args)]() mutable {
     std::vector<char*> argv;
     argv.reserve(args.size() + 1);
     for (std::string& a : args) argv.push_back(a.data());
@@ -234,7 +235,7 @@ process host::spawn_main(std::function<int(int, char**)> main, std::vector<std::
 }
 
 void host::raise(int sig) {
-  detail::world_core& core = world_->sim_core();
+  detail::world_core& core = detail::access::core(*world_);
   core.record(event_kind::signal, state_.id, static_cast<std::uint64_t>(sig));
   if (!state_.up) return;
   for (detail::context_state* ctx : core.contexts()) {
@@ -250,7 +251,7 @@ void host::set_clock(duration offset, double drift_ppm) {
                        std::to_string(drift_ppm) + ")");
   state_.offset_ns = offset.count();
   state_.drift_ppb = std::llround(drift_ppm * 1000.0);
-  world_->sim_core().record(event_kind::clock_set, state_.id, static_cast<std::uint64_t>(state_.offset_ns),
+  detail::access::core(*world_).record(event_kind::clock_set, state_.id, static_cast<std::uint64_t>(state_.offset_ns),
                             static_cast<std::uint64_t>(state_.drift_ppb));
 }
 

@@ -1,6 +1,8 @@
 // executor_test.cpp — Asio's executor model and algorithms over simasio::io_context
 #include <simasio/simasio.hpp>
 
+#include <simasio/detail/access.hpp>
+
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/async_result.hpp>
@@ -71,9 +73,9 @@ BOOST_AUTO_TEST_CASE(tracked_executors_really_count_work) {
     auto copy = tracked;
     BOOST_TEST(ioc.run() == 0u);
     BOOST_TEST(w.stalled());  // two tracked executors keep it "busy" with nothing to do
-    BOOST_TEST(ioc.sim_state().work == 2);
+    BOOST_TEST(simasio::detail::access::state(ioc).work == 2);
   }
-  BOOST_TEST(ioc.sim_state().work == 0);
+  BOOST_TEST(simasio::detail::access::state(ioc).work == 0);
   ioc.restart();
   BOOST_TEST(ioc.run() == 0u);
   BOOST_TEST(!w.stalled());

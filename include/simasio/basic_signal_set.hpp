@@ -2,107 +2,19 @@
 #ifndef SIMASIO_BASIC_SIGNAL_SET_HPP
 #define SIMASIO_BASIC_SIGNAL_SET_HPP
 
+#include <simasio/detail/access.hpp>
 #include <simasio/detail/handler_work.hpp>
-#include <simasio/detail/op_memory.hpp>
+#include <simasio/detail/signal_service.hpp>
 #include <simasio/detail/sim_context.hpp>
-#include <simasio/detail/world_core.hpp>
 #include <simasio/io_context.hpp>
 
 #include <boost/asio/any_io_executor.hpp>
-#include <boost/asio/associated_allocator.hpp>
-#include <boost/asio/associated_cancellation_slot.hpp>
-#include <boost/asio/cancellation_type.hpp>
 #include <boost/asio/async_result.hpp>
-#include <boost/asio/error.hpp>
 
-#include <deque>
-#include <set>
-#include <string>
-#include <vector>
+#include <type_traits>
+#include <utility>
 
 namespace simasio {
-
-namespace detail {
-
-struct signal_set_state;
-
-class signal_op : public operation {
- public:
-  boost::system::error_code ec_;
-  int signal_ = 0;
-  signal_set_state* set_ = nullptr;  // null once no longer waiting
-  boost::asio::cancellation_slot slot_;
-
- protected:
-  explicit signal_op(func_type f) noexcept : operation(f) {}
-  ~signal_op() = default;
-};
-
-struct signal_set_state;
-
-// The state of one signal_set: the signals it waits for, signals raised
-// while nobody waited, and its waiting operations.
-struct signal_set_state {
-  context_state* ctx = nullptr;
-  std::uint32_t incarnation = 0;  // of its host when created (host_state::incarnation)
-  std::set<int> signals;
-  std::deque<int> undelivered;
-  std::deque<signal_op*> waiting;
-};
-
-// Every signal_set of one io_context; host::raise reaches them through it.
-class signal_service final : public boost::asio::execution_context::service, public pending_source {
- public:
-  using key_type = signal_service;
-  inline static boost::asio::execution_context::id id;
-  explicit signal_service(boost::asio::execution_context& ctx);
-  ~signal_service() override;
-  static signal_service& of(io_context& ctx) { return boost::asio::use_service<signal_service>(ctx); }
-
-  void add(signal_set_state& s) { sets_.push_back(&s); }
-  void remove(signal_set_state& s) noexcept;
-  void start(signal_set_state& s, signal_op& op);
-  std::size_t cancel(signal_set_state& s) noexcept;
-  void cancel_op(signal_op& op) noexcept;
-  // Delivers sig to every set of this context that has it.
-  void raise(int sig);
-
-  void abandon() noexcept override;
-  void describe(std::vector<std::string>& out) const override;
-
- private:
-  void shutdown() override { abandon(); }
-  void deliver(signal_set_state& s);
-  context_state* ctx_;
-  std::vector<signal_set_state*> sets_;  // creation order
-};
-
-struct signal_cancellation {
-  signal_service* service;
-  signal_op* op;
-  void operator()(boost::asio::cancellation_type_t type) const {
-    using ct = boost::asio::cancellation_type;
-    if ((type & (ct::terminal | ct::partial | ct::total)) != ct::none) service->cancel_op(*op);
-  }
-};
-
-template <class Handler, class IoExecutor>
-class signal_wait_op final : public handler_op<signal_op, Handler, IoExecutor> {
-  using base = handler_op<signal_op, Handler, IoExecutor>;
-
- public:
-  template <class H>
-  signal_wait_op(H&& h, const IoExecutor& io_ex, const context_state& ctx, world_core& core)
-      : base(&do_complete, std::forward<H>(h), io_ex, ctx, core) {}
-
- private:
-  static void do_complete(operation* op, bool invoke) {
-    auto* o = static_cast<signal_wait_op*>(op);
-    base::finish(o, invoke, o->ec_, o->signal_);
-  }
-};
-
-}  // namespace detail
 
 /// Asio's `basic_signal_set` for simulated hosts: the same members, but
 /// signals come from host::raise(sig), never from the real process (a
@@ -214,7 +126,7 @@ class basic_signal_set {
   void init() {
     io_context& ctx = detail::sim_context_of_executor(ex_, "signal_set");
     service_ = &detail::signal_service::of(ctx);
-    state_.ctx = &ctx.sim_state();
+    state_.ctx = &detail::access::state(ctx);
     state_.incarnation = state_.ctx->host->incarnation;
     service_->add(state_);
   }

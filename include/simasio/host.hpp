@@ -17,6 +17,9 @@ namespace simasio {
 
 class io_context;
 class world;
+namespace detail {
+struct access;
+}
 
 /// A named machine of a world: an address, a view of the clock, a
 /// lifecycle (up or crashed) and io_contexts.
@@ -81,11 +84,9 @@ class host {
   /// @throws config_error if drift_ppm <= -1'000'000.
   void set_clock(duration offset, double drift_ppm = 0.0);
 
-  /// Internal: the state the scheduler reads.
-  detail::host_state& sim_state() noexcept { return state_; }
-
  private:
   friend class world;
+  friend struct detail::access;
   host(world& w, std::uint32_t id, std::string name, boost::asio::ip::address addr);
   void boot();
   void crash_only(crash_kind kind);  // crash() without ending the calling process

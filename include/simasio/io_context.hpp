@@ -27,6 +27,9 @@ namespace simasio {
 
 class host;
 class world;
+namespace detail {
+struct access;
+}
 
 /// A simulated io_context: Asio's execution context, run by a world.
 ///
@@ -136,21 +139,18 @@ class io_context : public boost::asio::execution_context {
   auto post(Handler&& handler);
 #endif
 
-  /// Internal: the scheduling state (used by simasio's I/O objects).
-  detail::context_state& sim_state() noexcept { return state_; }
-  const detail::context_state& sim_state() const noexcept { return state_; }
-  /// Internal: the world core this context runs on. @throws usage_error
-  /// naming @p used_by if the world was destroyed first.
+ private:
+  friend class world;
+  friend struct detail::access;
+  // The world core this context runs on. @throws usage_error naming
+  // @p used_by if the world was destroyed first.
   detail::world_core& sim_core(const char* used_by) const {
     if (state_.core == nullptr) [[unlikely]] throw_orphaned(used_by);
     return *state_.core;
   }
-  /// Internal: throws the usage_error for a use of this context (by
-  /// @p used_by) after its world was destroyed.
+  // Throws the usage_error for a use of this context (by @p used_by) after
+  // its world was destroyed.
   [[noreturn]] void throw_orphaned(std::string_view used_by) const;
-
- private:
-  friend class world;
   struct join_default {};
   io_context(join_default, int concurrency_hint);
   void init(host& h, int concurrency_hint);

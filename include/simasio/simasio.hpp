@@ -25,6 +25,7 @@
 //   error.hpp                     simasio::error codes and exceptions
 //   version.hpp                   SIMASIO_VERSION_* (the CMake project version is read from it)
 //   detail/world_core.hpp         the scheduler loop, event heap, work accounting
+//   detail/access.hpp             simasio's own way into world, host and io_context internals
 //   detail/net/                   the network stack, bottom up: link (hosts, links, faults,
 //                                 packets), socket_table, udp, tcp, socket_ops (what sockets call)
 //   detail/                       internals (operations, services, handler work, escapes)

@@ -24,6 +24,7 @@ namespace simasio {
 namespace detail {
 class socket_ops;
 struct log_state;
+struct access;
 }
 
 /// Everything of one simulated universe. One seed decides every scheduling
@@ -116,14 +117,8 @@ class world {
   /// The choice tape (counts; every draw if record_tape).
   choice_tape& tape() noexcept { return core_->tape(); }
 
-  /// Internal: the scheduler core.
-  detail::world_core& sim_core() noexcept { return *core_; }
-  /// Internal: the network engine.
-  detail::socket_ops& sim_net() noexcept { return *net_; }
-  /// Internal: logging state (see simasio/log/log.hpp), created on first use.
-  std::shared_ptr<detail::log_state>& sim_log() noexcept { return log_; }
-
  private:
+  friend struct detail::access;
   host& make_host(std::string name, boost::asio::ip::address address);
 
   std::unique_ptr<detail::world_core> core_;

@@ -137,13 +137,4 @@ BOOST_AUTO_TEST_CASE(simulated_timer_on_a_real_io_context_is_refused) {
   }
 }
 
-BOOST_AUTO_TEST_CASE(clock_without_any_world_is_a_clear_error) {
-  try {
-    (void)simasio::steady_clock::now();
-    BOOST_FAIL("expected escape_error");
-  } catch (const simasio::escape_error& e) {
-    BOOST_TEST(std::string(e.what()).find("no simasio::world alive") != std::string::npos);
-  }
-}
-
 BOOST_AUTO_TEST_SUITE_END()

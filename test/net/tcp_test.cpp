@@ -2,6 +2,8 @@
 #include <simasio/asio.hpp>
 #include <simasio/simasio.hpp>
 
+#include "two_hosts.hpp"
+
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/test/unit_test.hpp>
 
@@ -14,17 +16,9 @@ using net::ip::tcp;
 using namespace std::chrono_literals;
 using simasio::duration;
 
-namespace {
+using simasio_test::two_hosts;
 
-struct two_hosts {
-  explicit two_hosts(std::uint64_t seed = 1, simasio::link_config link = {}) : w(seed) {
-    w.net().configure(link);
-  }
-  simasio::world w;
-  simasio::host& server = w.add_host("server");
-  simasio::host& client = w.add_host("client");
-  tcp::endpoint server_ep{server.address(), 7000};
-};
+namespace {
 
 // Accepts one connection and hands it to `with`.
 template <class F>
@@ -214,40 +208,6 @@ BOOST_AUTO_TEST_CASE(killed_process_closes_its_sockets_with_fin_or_rst) {
   }
 }
 
-BOOST_AUTO_TEST_CASE(network_reset_fails_both_ends_and_new_connections_work) {
-  two_hosts t;
-  auto& other = t.w.add_host("other");
-  tcp::acceptor acc(t.server.context(), tcp::endpoint(tcp::v4(), 7000));
-  tcp::socket s(t.client.context()), bystander(other.context());
-  s.connect(t.server_ep);
-  bystander.connect(t.server_ep);
-  tcp::socket peer(t.server.context()), bystander_peer(t.server.context());
-  acc.accept(peer);
-  acc.accept(bystander_peer);
-  net::write(s, net::buffer("in flight", 9));  // lost with the connection
-  boost::system::error_code client_ec, server_ec;
-  char c;
-  s.async_read_some(net::buffer(&c, 1), [&](boost::system::error_code ec, std::size_t) { client_ec = ec; });
-  t.w.net().reset(t.client, t.server);
-  t.w.run_for(1s);
-  BOOST_TEST(client_ec == net::error::connection_reset);
-  peer.read_some(net::buffer(&c, 1), server_ec);
-  BOOST_TEST(server_ec == net::error::connection_reset);
-  // Only connections between the two hosts are reset.
-  net::write(bystander, net::buffer("ok", 2));
-  std::string got(2, '\0');
-  net::read(bystander_peer, net::buffer(got));
-  BOOST_TEST(got == "ok");
-  // The link itself is fine: a new connection works at once.
-  tcp::socket again(t.client.context());
-  again.connect(t.server_ep);
-  tcp::socket again_peer(t.server.context());
-  acc.accept(again_peer);
-  net::write(again, net::buffer("hi", 2));
-  net::read(again_peer, net::buffer(got));
-  BOOST_TEST(got == "hi");
-}
-
 BOOST_AUTO_TEST_CASE(power_cut_host_is_silent_until_the_user_timeout) {
   two_hosts t;
   t.w.net().set_tcp_user_timeout(5min);
@@ -423,25 +383,6 @@ BOOST_AUTO_TEST_CASE(full_backlog_drops_syns_until_the_server_accepts) {
   acc.accept(a1);  // frees the slot: the next SYN retry gets through
   t.w.run_for(30s);
   BOOST_TEST(second_connected);
-}
-
-BOOST_AUTO_TEST_CASE(bandwidth_adds_serialisation_delay) {
-  simasio::link_config link;
-  link.min_latency = link.max_latency = 1ms;
-  link.bandwidth = 100'000;  // 100 kB/s
-  two_hosts t(1, link);
-  tcp::acceptor acc(t.server.context(), tcp::endpoint(tcp::v4(), 7000));
-  tcp::socket s(t.client.context());
-  s.connect(t.server_ep);
-  tcp::socket peer(t.server.context());
-  acc.accept(peer);
-  const duration start = t.w.now();
-  net::write(s, net::buffer(std::string(50'000, 'b')));
-  std::string got(50'000, '\0');
-  net::read(peer, net::buffer(got));
-  // 50 kB plus headers at 100 kB/s: a little over half a second.
-  BOOST_TEST((t.w.now() - start > duration(500ms)));
-  BOOST_TEST((t.w.now() - start < duration(600ms)));
 }
 
 // A server owned by its own pending handlers, as Asio servers usually are.

@@ -2,6 +2,7 @@
 #ifndef SIMASIO_DETAIL_HANDLER_WORK_HPP
 #define SIMASIO_DETAIL_HANDLER_WORK_HPP
 
+#include <simasio/detail/access.hpp>
 #include <simasio/detail/op_memory.hpp>
 #include <simasio/io_context.hpp>
 
@@ -30,11 +31,11 @@ struct is_sim_executor<io_context::basic_executor_type<A, B>> : std::true_type {
 template <class Executor>
 bool is_plain_executor_of(const Executor& ex, const context_state& ctx) noexcept {
   if constexpr (is_sim_executor<Executor>::value) {
-    return &ex.context().sim_state() == &ctx;
+    return &access::state(ex.context()) == &ctx;
   } else if constexpr (std::is_same_v<Executor, boost::asio::any_io_executor>) {
     using tracked_type = io_context::basic_executor_type<std::allocator<void>, executor_bits::outstanding_work_tracked>;
-    if (const auto* p = ex.template target<io_context::executor_type>()) return &p->context().sim_state() == &ctx;
-    if (const auto* p = ex.template target<tracked_type>()) return &p->context().sim_state() == &ctx;
+    if (const auto* p = ex.template target<io_context::executor_type>()) return &access::state(p->context()) == &ctx;
+    if (const auto* p = ex.template target<tracked_type>()) return &access::state(p->context()) == &ctx;
     return false;
   } else {
     return false;

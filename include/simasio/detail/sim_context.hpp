@@ -2,6 +2,7 @@
 #ifndef SIMASIO_DETAIL_SIM_CONTEXT_HPP
 #define SIMASIO_DETAIL_SIM_CONTEXT_HPP
 
+#include <simasio/detail/access.hpp>
 #include <simasio/detail/handler_work.hpp>
 #include <simasio/io_context.hpp>
 
@@ -53,8 +54,8 @@ io_context& sim_context_behind(const Executor& ex, const char* object) {
 template <class Executor>
 io_context& sim_context_of_executor(const Executor& ex, const char* object) {
   io_context& ctx = sim_context_behind(ex, object);
-  if (ctx.sim_state().core == nullptr) [[unlikely]]
-    throw_orphaned(ctx.sim_state(), object);
+  if (access::state(ctx).core == nullptr) [[unlikely]]
+    throw_orphaned(access::state(ctx), object);
   return ctx;
 }
 

@@ -2,6 +2,7 @@
 #ifndef SIMASIO_DETAIL_TIMER_SERVICE_HPP
 #define SIMASIO_DETAIL_TIMER_SERVICE_HPP
 
+#include <simasio/detail/access.hpp>
 #include <simasio/detail/handler_work.hpp>
 #include <simasio/detail/op_memory.hpp>
 #include <simasio/detail/world_core.hpp>
@@ -69,7 +70,7 @@ class timer_service final : public boost::asio::execution_context::service, publ
 
   // The timer service of ctx, created on first use.
   static timer_service& of(io_context& ctx) {
-    if (timer_service* s = ctx.sim_state().timers) return *s;
+    if (timer_service* s = access::state(ctx).timers) return *s;
     return boost::asio::use_service<timer_service>(ctx);
   }
 

@@ -1,62 +1,16 @@
-// support.cpp — error category, names of enums, formatting, the trace ring
+// trace.cpp — names of trace events, their fields and one-line descriptions; the recent-event ring
+#include <simasio/trace/trace.hpp>
+
 #include <simasio/detail/format.hpp>
 #include <simasio/detail/world_core.hpp>
-#include <simasio/error.hpp>
-#include <simasio/random/tape.hpp>
-#include <simasio/trace/trace.hpp>
 #include <simasio/world_options.hpp>
 
 #include <boost/asio/error.hpp>
 
-#include <cstdio>
 #include <ostream>
 #include <string>
 
 namespace simasio {
-namespace error {
-namespace {
-class sim_category final : public boost::system::error_category {
- public:
-  const char* name() const noexcept override { return "simasio"; }
-  std::string message(int ev) const override {
-    switch (static_cast<sim_errors>(ev)) {
-      case would_block:
-        return "blocking operation called inside a simulated handler: it could never complete "
-               "(use the asynchronous operation)";
-      case stalled:
-        return "the simulated world stalled before the operation could complete";
-      case host_down:
-        return "the simulated host is down";
-    }
-    return "simasio error " + std::to_string(ev);
-  }
-};
-}  // namespace
-
-const boost::system::error_category& get_sim_category() noexcept {
-  static const sim_category category;
-  return category;
-}
-}  // namespace error
-
-const char* to_string(choice_purpose p) noexcept {
-  switch (p) {
-    case choice_purpose::scheduler: return "scheduler";
-    case choice_purpose::network: return "network";
-    case choice_purpose::user: return "user";
-    case choice_purpose::buggify: return "buggify";
-  }
-  return "unknown";
-}
-
-void choice_tape::throw_mismatch(choice_purpose p, std::uint64_t bound) const {
-  const choice& c = replay_[cursor_];
-  throw tape_error("simasio: the tape does not fit this program: choice #" + std::to_string(cursor_) +
-                   " was recorded as a " + to_string(c.purpose) + " draw below " + std::to_string(c.bound) +
-                   ", but the program now makes a " + to_string(p) + " draw below " + std::to_string(bound) +
-                   ". The code changed since the tape was saved: record a new tape, or replay with "
-                   "tape_mismatch::seeded to continue with the seed's own draws from this point.");
-}
 
 const char* to_string(event_kind k) noexcept {
   switch (k) {
@@ -206,21 +160,5 @@ std::string describe(const trace_event& e, const std::vector<std::string>& host_
   }
   return s;
 }
-
-namespace detail {
-std::string format_time(duration t) {
-  const std::int64_t ns = t.count();
-  const bool neg = ns < 0;
-  const std::uint64_t mag = neg ? 0 - static_cast<std::uint64_t>(ns) : static_cast<std::uint64_t>(ns);
-  char buf[48];
-  if (mag % 1'000'000 == 0)
-    std::snprintf(buf, sizeof buf, "%s%llu.%03llus", neg ? "-" : "", static_cast<unsigned long long>(mag / 1'000'000'000),
-                  static_cast<unsigned long long>(mag / 1'000'000 % 1000));
-  else
-    std::snprintf(buf, sizeof buf, "%s%llu.%09llus", neg ? "-" : "", static_cast<unsigned long long>(mag / 1'000'000'000),
-                  static_cast<unsigned long long>(mag % 1'000'000'000));
-  return buf;
-}
-}  // namespace detail
 
 }  // namespace simasio
