@@ -71,6 +71,7 @@ struct verdict {
 /// randomness only from the world (world::random) to stay deterministic.
 using fault_rule = std::function<verdict(const packet_view&)>;
 
+class network;
 namespace detail {
 struct rule_slot;
 }
@@ -93,10 +94,9 @@ class [[nodiscard]] rule_guard {
   /// True while this guard has a rule installed.
   bool active() const noexcept;
 
-  /// Internal (network::add_rule makes guards).
-  explicit rule_guard(std::shared_ptr<detail::rule_slot> slot) noexcept : slot_(std::move(slot)) {}
-
  private:
+  friend class network;  // network::add_rule makes guards
+  explicit rule_guard(std::shared_ptr<detail::rule_slot> slot) noexcept : slot_(std::move(slot)) {}
   std::shared_ptr<detail::rule_slot> slot_;
 };
 

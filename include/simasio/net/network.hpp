@@ -10,6 +10,7 @@
 namespace simasio {
 
 class host;
+class world;
 namespace detail {
 class socket_ops;
 }
@@ -79,10 +80,9 @@ class network {
   /// How long a TCP connect retries its SYN before timed_out (default 127 s).
   void set_connect_timeout(duration d);
 
-  /// Internal.
-  explicit network(detail::socket_ops& net) noexcept : net_(&net) {}
-
  private:
+  friend class world;  // makes the one network of each world
+  explicit network(detail::socket_ops& net) noexcept : net_(&net) {}
   detail::socket_ops* net_;
 };
 
