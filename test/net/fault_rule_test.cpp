@@ -363,7 +363,7 @@ BOOST_AUTO_TEST_CASE(a_guard_outliving_its_world_is_harmless_and_keep_leaves_the
 
 BOOST_AUTO_TEST_CASE(misuse_is_a_clear_error) {
   simasio::world w(1);
-  BOOST_CHECK_EXCEPTION(w.net().add_rule(simasio::fault_rule{}), simasio::config_error, [](const auto& e) {
+  BOOST_CHECK_EXCEPTION((void)w.net().add_rule(simasio::fault_rule{}), simasio::config_error, [](const auto& e) {
     return std::string(e.what()).find("empty fault_rule") != std::string::npos;
   });
   BOOST_CHECK_EXCEPTION(verdict::delay(-1ms), simasio::config_error, [](const auto& e) {
