@@ -89,14 +89,65 @@ class basic_datagram_socket : public basic_socket<Protocol, Executor> {
     return send_to(buffers, detail::from_net<endpoint_type>(this->state_->remote), flags, ec);
   }
 
+  /// Starts an asynchronous send of one datagram to @p destination.
+  ///
+  /// Returns at once; the handler is never invoked from within this
+  /// function. The datagram is handed to the network by the initiation
+  /// itself (a closed socket is opened, an unbound one bound to an
+  /// ephemeral port), and the operation completes (never inline) with that
+  /// outcome: success says nothing of delivery, which may be lost.
+  ///
+  /// @param buffers The datagram's bytes, copied by the initiation.
+  /// @param destination The remote endpoint (a multicast group sends a copy
+  /// to each member host).
+  /// @param token The completion token (a handler, use_awaitable, deferred, ...).
+  ///
   /// @par Completion Signature
   /// @code void(boost::system::error_code, std::size_t) @endcode
-  /// Completes (never inline) once the datagram is handed to the network.
+  /// The datagram's size. message_size beyond 65507 bytes; invalid_argument
+  /// from a socket bound to loopback to another host; address_in_use when no
+  /// ephemeral port is left.
+  ///
+  /// @par Per-Operation Cancellation
+  /// None in effect: the datagram is sent and the operation already
+  /// complete when the initiating function returns, so a cancellation
+  /// emitted afterwards changes nothing.
+  ///
+  /// @par Determinism
+  /// At initiation, network sub-stream, per destination host (per member
+  /// host in host id order for a group): one loss draw per IP fragment
+  /// (mtu - 28 bytes each) until one is lost; then one duplication draw;
+  /// then one latency draw per copy sent (the duplicate's first). No
+  /// draw to the sender's own host or to an address no host has, none for
+  /// a probability of 0 or 1 or min_latency == max_latency, none when a
+  /// partition, block or fault rule drops it (a held datagram draws when it
+  /// is released). Its completion is scheduled like any handler's
+  /// (scheduler sub-stream).
+  ///
+  /// @throws simasio::usage_error if the socket is used from a thread other
+  /// than its world's, after its world is gone, or after its host crashed.
   template <typename ConstBufferSequence, typename WriteToken = boost::asio::default_completion_token_t<executor_type>>
   auto async_send_to(const ConstBufferSequence& buffers, const endpoint_type& destination,
                      WriteToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
     return async_send_to(buffers, destination, 0, std::forward<WriteToken>(token));
   }
+  /// Starts an asynchronous send_to with flags: async_send_to() (no send
+  /// flag changes what a simulated socket does, so @p flags has no effect).
+  ///
+  /// @param buffers The datagram's bytes, copied by the initiation.
+  /// @param destination The remote endpoint.
+  /// @param flags Asio's message flags; ignored.
+  /// @param token The completion token.
+  ///
+  /// @par Completion Signature
+  /// @code void(boost::system::error_code, std::size_t) @endcode
+  ///
+  /// @par Per-Operation Cancellation
+  /// None in effect, as async_send_to().
+  ///
+  /// @par Determinism
+  /// As async_send_to(): loss, duplication and latency draws from the
+  /// network sub-stream, at initiation.
   template <typename ConstBufferSequence, typename WriteToken = boost::asio::default_completion_token_t<executor_type>>
   auto async_send_to(const ConstBufferSequence& buffers, const endpoint_type& destination,
                      boost::asio::socket_base::message_flags flags,
@@ -114,11 +165,44 @@ class basic_datagram_socket : public basic_socket<Protocol, Executor> {
         },
         token, buffers, destination);
   }
+  /// Starts an asynchronous send of one datagram to the connected peer:
+  /// async_send_to() with the endpoint connect() fixed.
+  ///
+  /// @param buffers The datagram's bytes, copied by the initiation.
+  /// @param token The completion token.
+  ///
+  /// @par Completion Signature
+  /// @code void(boost::system::error_code, std::size_t) @endcode
+  /// As async_send_to(), and not_connected (nothing sent) before connect(),
+  /// bad_descriptor on a closed socket.
+  ///
+  /// @par Per-Operation Cancellation
+  /// None in effect, as async_send_to().
+  ///
+  /// @par Determinism
+  /// As async_send_to(): loss, duplication and latency draws from the
+  /// network sub-stream, at initiation.
   template <typename ConstBufferSequence, typename WriteToken = boost::asio::default_completion_token_t<executor_type>>
   auto async_send(const ConstBufferSequence& buffers,
                   WriteToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
     return async_send(buffers, 0, std::forward<WriteToken>(token));
   }
+  /// Starts an asynchronous send to the connected peer with flags:
+  /// async_send() (@p flags has no effect).
+  ///
+  /// @param buffers The datagram's bytes, copied by the initiation.
+  /// @param flags Asio's message flags; ignored.
+  /// @param token The completion token.
+  ///
+  /// @par Completion Signature
+  /// @code void(boost::system::error_code, std::size_t) @endcode
+  ///
+  /// @par Per-Operation Cancellation
+  /// None in effect, as async_send_to().
+  ///
+  /// @par Determinism
+  /// As async_send_to(): loss, duplication and latency draws from the
+  /// network sub-stream, at initiation.
   template <typename ConstBufferSequence, typename WriteToken = boost::asio::default_completion_token_t<executor_type>>
   auto async_send(const ConstBufferSequence& buffers, boost::asio::socket_base::message_flags flags,
                   WriteToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
@@ -185,13 +269,56 @@ class basic_datagram_socket : public basic_socket<Protocol, Executor> {
     return receive_from(buffers, ignored, flags, ec);
   }
 
+  /// Starts an asynchronous receive of one datagram and its sender.
+  ///
+  /// Returns at once; the handler is never invoked from within this
+  /// function. Completes with the oldest datagram waiting in the receive
+  /// buffer, or the next to arrive; one larger than @p buffers is
+  /// truncated without an error, as on Linux.
+  ///
+  /// @param buffers Where to copy the datagram. The caller keeps the memory
+  /// valid until the handler runs.
+  /// @param sender Set to the datagram's source when it is taken. The
+  /// caller keeps it valid until the handler runs.
+  /// @param token The completion token (a handler, use_awaitable, deferred, ...).
+  ///
   /// @par Completion Signature
   /// @code void(boost::system::error_code, std::size_t) @endcode
+  /// The bytes copied. bad_descriptor on a closed socket; operation_aborted
+  /// on cancel() or close().
+  ///
+  /// @par Per-Operation Cancellation
+  /// terminal, partial and total: a receive still waiting completes with
+  /// operation_aborted and 0 bytes; a datagram arriving later stays queued
+  /// for the next receive.
+  ///
+  /// @par Determinism
+  /// Draws nothing (a datagram's fate was drawn when it was sent). Its
+  /// completion is scheduled like any handler's (scheduler sub-stream).
+  ///
+  /// @throws simasio::usage_error if the socket is used from a thread other
+  /// than its world's, after its world is gone, or after its host crashed.
   template <typename MutableBufferSequence, typename ReadToken = boost::asio::default_completion_token_t<executor_type>>
   auto async_receive_from(const MutableBufferSequence& buffers, endpoint_type& sender,
                           ReadToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
     return async_receive_from(buffers, sender, 0, std::forward<ReadToken>(token));
   }
+  /// Starts an asynchronous receive_from with flags: async_receive_from(),
+  /// where message_peek leaves the datagram queued.
+  ///
+  /// @param buffers Where to copy the datagram; the caller keeps it valid until the handler runs.
+  /// @param sender Set to the datagram's source; the caller keeps it valid until the handler runs.
+  /// @param flags Asio's message flags: message_peek is honoured, the others are ignored.
+  /// @param token The completion token.
+  ///
+  /// @par Completion Signature
+  /// @code void(boost::system::error_code, std::size_t) @endcode
+  ///
+  /// @par Per-Operation Cancellation
+  /// terminal, partial and total, as async_receive_from().
+  ///
+  /// @par Determinism
+  /// As async_receive_from(): draws nothing.
   template <typename MutableBufferSequence, typename ReadToken = boost::asio::default_completion_token_t<executor_type>>
   auto async_receive_from(const MutableBufferSequence& buffers, endpoint_type& sender,
                           boost::asio::socket_base::message_flags flags,
@@ -202,11 +329,41 @@ class basic_datagram_socket : public basic_socket<Protocol, Executor> {
         },
         token, buffers, &sender);
   }
+  /// Starts an asynchronous receive of one datagram: async_receive_from()
+  /// without the sender. On a connected socket only the peer's datagrams
+  /// arrive (the network drops the others).
+  ///
+  /// @param buffers Where to copy the datagram; the caller keeps it valid until the handler runs.
+  /// @param token The completion token.
+  ///
+  /// @par Completion Signature
+  /// @code void(boost::system::error_code, std::size_t) @endcode
+  ///
+  /// @par Per-Operation Cancellation
+  /// terminal, partial and total, as async_receive_from().
+  ///
+  /// @par Determinism
+  /// As async_receive_from(): draws nothing.
   template <typename MutableBufferSequence, typename ReadToken = boost::asio::default_completion_token_t<executor_type>>
   auto async_receive(const MutableBufferSequence& buffers,
                      ReadToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
     return async_receive(buffers, 0, std::forward<ReadToken>(token));
   }
+  /// Starts an asynchronous receive with flags: async_receive(), where
+  /// message_peek leaves the datagram queued.
+  ///
+  /// @param buffers Where to copy the datagram; the caller keeps it valid until the handler runs.
+  /// @param flags Asio's message flags: message_peek is honoured, the others are ignored.
+  /// @param token The completion token.
+  ///
+  /// @par Completion Signature
+  /// @code void(boost::system::error_code, std::size_t) @endcode
+  ///
+  /// @par Per-Operation Cancellation
+  /// terminal, partial and total, as async_receive_from().
+  ///
+  /// @par Determinism
+  /// As async_receive_from(): draws nothing.
   template <typename MutableBufferSequence, typename ReadToken = boost::asio::default_completion_token_t<executor_type>>
   auto async_receive(const MutableBufferSequence& buffers, boost::asio::socket_base::message_flags flags,
                      ReadToken&& token = boost::asio::default_completion_token_t<executor_type>()) {

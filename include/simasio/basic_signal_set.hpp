@@ -108,6 +108,31 @@ class basic_signal_set {
     cancel();
   }
 
+  /// Starts an asynchronous wait for one of the set's signals.
+  ///
+  /// Returns at once; the handler is never invoked from within this
+  /// function. Signals come only from host::raise on this set's host; one
+  /// raised while no wait is pending is kept, and the next wait takes it
+  /// (at once, queued, never inline). Waits take signals oldest first.
+  ///
+  /// @param token The completion token (a handler, use_awaitable, deferred, ...).
+  ///
+  /// @par Completion Signature
+  /// @code void(boost::system::error_code, int) @endcode
+  /// The signal number; operation_aborted (and 0) on cancel() or the set's
+  /// destruction.
+  ///
+  /// @par Per-Operation Cancellation
+  /// terminal, partial and total: a wait still pending completes with
+  /// operation_aborted; a signal raised later is kept for the next wait.
+  ///
+  /// @par Determinism
+  /// Draws nothing: when it completes depends on when host::raise is
+  /// called. Its completion is scheduled like any handler's (scheduler
+  /// sub-stream).
+  ///
+  /// @throws simasio::usage_error if the set is used from a thread other
+  /// than its world's, after its world is gone, or after its host crashed.
   template <typename SignalToken = boost::asio::default_completion_token_t<executor_type>>
   auto async_wait(SignalToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
     return boost::asio::async_initiate<SignalToken, void(boost::system::error_code, int)>(

@@ -190,11 +190,43 @@ class basic_socket : public boost::asio::socket_base {
          }).first;
   }
 
-  /// Starts an asynchronous connect.
+  /// Starts an asynchronous connect to @p peer.
+  ///
+  /// Returns at once; the handler is never invoked from within this
+  /// function. A closed socket is opened first (for @p peer's protocol) and
+  /// an unbound one bound to an ephemeral port. TCP sends a SYN and
+  /// retransmits it after 1, 2, 4, ... s; UDP just fixes the peer and
+  /// completes at once.
+  ///
+  /// @param peer The remote endpoint.
+  /// @param token The completion token (a handler, use_awaitable, deferred, ...).
+  ///
   /// @par Completion Signature
   /// @code void(boost::system::error_code) @endcode
-  /// connection_refused after a round trip when nobody listens; timed_out
-  /// when no answer comes (partition, power-cut host) within the connect timeout.
+  /// connection_refused after a round trip when nobody listens (a crashed
+  /// process included); timed_out when no answer comes (partition,
+  /// power-cut host, an address no host has) within the connect timeout
+  /// (127 s, Linux's); already_connected; already_started while another
+  /// connect of this socket is in progress; invalid_argument from a socket
+  /// bound to loopback to another host; operation_aborted on cancel() or close().
+  ///
+  /// @par Per-Operation Cancellation
+  /// terminal, partial and total: the operation completes with
+  /// operation_aborted. The handshake itself goes on, as a kernel's does
+  /// (the SYN timer keeps running, and a later SYN-ACK still connects the
+  /// socket): close the socket to abandon the connection.
+  ///
+  /// @par Determinism
+  /// TCP, network sub-stream: each SYN sent (the first and every
+  /// retransmission) draws loss, then latency, on the link to the peer's
+  /// host; the peer's SYN-ACK or RST draws the same on the way back. No
+  /// draw on one host, none for a loss of 0 or 1 or min_latency ==
+  /// max_latency, none for a SYN to an address no host has. UDP draws
+  /// nothing. Its completion is scheduled like any handler's (scheduler
+  /// sub-stream).
+  ///
+  /// @throws simasio::usage_error if the socket is used from a thread other
+  /// than its world's, after its world is gone, or after its host crashed.
   template <typename ConnectToken = boost::asio::default_completion_token_t<executor_type>>
   auto async_connect(const endpoint_type& peer,
                      ConnectToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
@@ -322,8 +354,35 @@ class basic_socket : public boost::asio::socket_base {
                [](detail::sock_op& op) { op.direct_ = true; });
          }).first;
   }
+  /// Starts an asynchronous wait for the socket to be ready to read, to
+  /// write, or to have an error pending, without transferring data.
+  ///
+  /// Returns at once; the handler is never invoked from within this
+  /// function. wait_read completes when data, a FIN, a datagram or (on a
+  /// listening socket) a connection is there; wait_write when a write would
+  /// take bytes (UDP: at once) or after shutdown_send; wait_error when the
+  /// connection failed.
+  ///
+  /// @param w wait_read, wait_write or wait_error.
+  /// @param token The completion token (a handler, use_awaitable, deferred, ...).
+  ///
   /// @par Completion Signature
   /// @code void(boost::system::error_code) @endcode
+  /// wait_read and wait_write complete with the connection's failure
+  /// (connection_reset, timed_out) if it failed, else success; wait_error
+  /// with success; bad_descriptor on a closed socket; operation_aborted on
+  /// cancel() or close().
+  ///
+  /// @par Per-Operation Cancellation
+  /// terminal, partial and total: a wait still pending completes with
+  /// operation_aborted.
+  ///
+  /// @par Determinism
+  /// Draws nothing. Its completion is scheduled like any handler's
+  /// (scheduler sub-stream).
+  ///
+  /// @throws simasio::usage_error if the socket is used from a thread other
+  /// than its world's, after its world is gone, or after its host crashed.
   template <typename WaitToken = boost::asio::default_completion_token_t<executor_type>>
   auto async_wait(wait_type w, WaitToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
     check_thread();

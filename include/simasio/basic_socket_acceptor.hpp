@@ -91,6 +91,22 @@ class basic_socket_acceptor : public boost::asio::socket_base {
   native_handle_type native_handle() noexcept { return sock_.native_handle(); }
   void wait(wait_type w) { sock_.wait(w); }
   void wait(wait_type w, boost::system::error_code& ec) { sock_.wait(w, ec); }
+  /// Starts an asynchronous wait on the listening socket: basic_socket::async_wait();
+  /// wait_read completes when a connection is ready to be accepted.
+  ///
+  /// @param w wait_read, wait_write or wait_error.
+  /// @param token The completion token (a handler, use_awaitable, deferred, ...).
+  ///
+  /// @par Completion Signature
+  /// @code void(boost::system::error_code) @endcode
+  ///
+  /// @par Per-Operation Cancellation
+  /// terminal, partial and total: a wait still pending completes with
+  /// operation_aborted.
+  ///
+  /// @par Determinism
+  /// Draws nothing. Its completion is scheduled like any handler's
+  /// (scheduler sub-stream).
   template <typename WaitToken = boost::asio::default_completion_token_t<executor_type>>
   auto async_wait(wait_type w, WaitToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
     return sock_.async_wait(w, std::forward<WaitToken>(token));
@@ -118,14 +134,59 @@ class basic_socket_acceptor : public boost::asio::socket_base {
     accept_sync(peer, &peer_endpoint, ec);
   }
 
+  /// Starts an asynchronous accept of the oldest queued connection into @p peer.
+  ///
+  /// Returns at once; the handler is never invoked from within this
+  /// function. The network completes TCP handshakes on its own when SYNs
+  /// arrive (up to the backlog) and queues the connections; this takes the
+  /// oldest, at once or when one arrives. A connection reset meanwhile
+  /// shows on the first read, as on Linux.
+  ///
+  /// @param peer A closed socket that receives the connection. The caller
+  /// keeps it valid until the handler runs.
+  /// @param token The completion token (a handler, use_awaitable, deferred, ...).
+  ///
   /// @par Completion Signature
   /// @code void(boost::system::error_code) @endcode
+  /// already_open if @p peer is open; invalid_argument if the acceptor is
+  /// not listening; bad_descriptor if it is closed; operation_aborted on
+  /// cancel() or close().
+  ///
+  /// @par Per-Operation Cancellation
+  /// terminal, partial and total: an accept still waiting completes with
+  /// operation_aborted; a connection arriving later stays queued for the
+  /// next accept.
+  ///
+  /// @par Determinism
+  /// Draws nothing: the handshake was drawn when the client's SYN arrived
+  /// (the SYN-ACK's loss and latency, network sub-stream; see
+  /// basic_socket::async_connect). Its completion is scheduled like any
+  /// handler's (scheduler sub-stream).
+  ///
+  /// @throws simasio::usage_error if the acceptor or @p peer is used from a
+  /// thread other than its world's, after its world is gone, or after its
+  /// host crashed.
   template <typename Protocol1, typename Executor1,
             typename AcceptToken = boost::asio::default_completion_token_t<executor_type>>
   auto async_accept(basic_socket<Protocol1, Executor1>& peer,
                     AcceptToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
     return async_accept_into(peer, nullptr, std::forward<AcceptToken>(token));
   }
+  /// Starts an asynchronous accept into @p peer that also reports the
+  /// remote endpoint: the first async_accept() otherwise.
+  ///
+  /// @param peer A closed socket that receives the connection; kept valid until the handler runs.
+  /// @param peer_endpoint Set to the client's endpoint on success; kept valid until the handler runs.
+  /// @param token The completion token.
+  ///
+  /// @par Completion Signature
+  /// @code void(boost::system::error_code) @endcode
+  ///
+  /// @par Per-Operation Cancellation
+  /// terminal, partial and total, as async_accept(peer, token).
+  ///
+  /// @par Determinism
+  /// As async_accept(peer, token): draws nothing.
   template <typename Protocol1, typename Executor1,
             typename AcceptToken = boost::asio::default_completion_token_t<executor_type>>
   auto async_accept(basic_socket<Protocol1, Executor1>& peer, endpoint_type& peer_endpoint,
@@ -152,13 +213,49 @@ class basic_socket_acceptor : public boost::asio::socket_base {
     return peer;
   }
 
+  /// Starts an asynchronous accept that yields a new socket on this
+  /// acceptor's executor (move-accept).
+  ///
+  /// Returns at once; the handler is never invoked from within this
+  /// function. Otherwise as async_accept(peer, token).
+  ///
+  /// @param token The completion token (a handler, use_awaitable, deferred, ...).
+  ///
   /// @par Completion Signature
   /// @code void(boost::system::error_code, basic_stream_socket<Protocol, Executor>) @endcode
+  /// The connected socket; a closed one with an error (invalid_argument if
+  /// not listening, bad_descriptor if closed, operation_aborted on cancel()
+  /// or close()).
+  ///
+  /// @par Per-Operation Cancellation
+  /// terminal, partial and total: an accept still waiting completes with
+  /// operation_aborted and a closed socket; a connection arriving later
+  /// stays queued for the next accept.
+  ///
+  /// @par Determinism
+  /// As async_accept(peer, token): draws nothing.
+  ///
+  /// @throws simasio::usage_error if the acceptor is used from a thread other
+  /// than its world's, after its world is gone, or after its host crashed.
   template <typename MoveAcceptToken = boost::asio::default_completion_token_t<executor_type>>
   auto async_accept(MoveAcceptToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
     return async_move_accept<basic_stream_socket<Protocol, Executor>>(sock_.get_executor(),
                                                                       std::forward<MoveAcceptToken>(token));
   }
+  /// Starts an asynchronous move-accept whose new socket runs on @p ex:
+  /// async_accept(token) otherwise.
+  ///
+  /// @param ex The executor of the accepted socket (a simasio context's).
+  /// @param token The completion token.
+  ///
+  /// @par Completion Signature
+  /// @code void(boost::system::error_code, basic_stream_socket<Protocol, Executor1>) @endcode
+  ///
+  /// @par Per-Operation Cancellation
+  /// terminal, partial and total, as async_accept(token).
+  ///
+  /// @par Determinism
+  /// As async_accept(peer, token): draws nothing.
   template <typename Executor1, typename MoveAcceptToken = boost::asio::default_completion_token_t<executor_type>,
             typename = std::enable_if_t<boost::asio::execution::is_executor<Executor1>::value ||
                                         boost::asio::is_executor<Executor1>::value>>
@@ -166,6 +263,20 @@ class basic_socket_acceptor : public boost::asio::socket_base {
                     MoveAcceptToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
     return async_move_accept<basic_stream_socket<Protocol, Executor1>>(ex, std::forward<MoveAcceptToken>(token));
   }
+  /// Starts an asynchronous move-accept whose new socket runs on @p ctx:
+  /// async_accept(token) otherwise.
+  ///
+  /// @param ctx The execution context (a simasio::io_context) of the accepted socket.
+  /// @param token The completion token.
+  ///
+  /// @par Completion Signature
+  /// @code void(boost::system::error_code, basic_stream_socket<Protocol, typename ExecutionContext::executor_type>) @endcode
+  ///
+  /// @par Per-Operation Cancellation
+  /// terminal, partial and total, as async_accept(token).
+  ///
+  /// @par Determinism
+  /// As async_accept(peer, token): draws nothing.
   template <typename ExecutionContext, typename MoveAcceptToken = boost::asio::default_completion_token_t<executor_type>,
             typename = std::enable_if_t<std::is_convertible_v<ExecutionContext&, boost::asio::execution_context&>>>
   auto async_accept(ExecutionContext& ctx,

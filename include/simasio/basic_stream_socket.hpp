@@ -115,33 +115,164 @@ class basic_stream_socket : public basic_socket<Protocol, Executor> {
     return sync(detail::sock_op::kind::read, buffers, flags, ec);
   }
 
+  /// Starts an asynchronous write of some of @p buffers to the connected peer.
+  ///
+  /// Returns at once; the handler is never invoked from within this
+  /// function. The write waits for a connect in progress, and while the
+  /// send buffer and the peer's receive window are full; then it takes what
+  /// fits, and maybe less (see Determinism): use Asio's async_write to send
+  /// everything.
+  ///
+  /// @param buffers The data to write. The caller keeps the memory valid
+  /// until the handler runs; the bytes taken are copied when the write
+  /// completes.
+  /// @param token The completion token (a handler, use_awaitable, deferred, ...).
+  ///
+  /// @par Completion Signature
+  /// @code void(boost::system::error_code, std::size_t) @endcode
+  /// The bytes taken (0 for empty buffers, at once). Errors: broken_pipe after
+  /// shutdown(shutdown_send); connection_reset or timed_out once the
+  /// connection failed; not_connected; bad_descriptor on a closed socket;
+  /// operation_aborted on cancel() or close().
+  ///
+  /// @par Per-Operation Cancellation
+  /// terminal, partial and total: a write still waiting for room completes
+  /// with operation_aborted and 0 bytes, none of its data sent. A write
+  /// that took its bytes has already completed, so there is never a
+  /// half-cancelled write.
+  ///
+  /// @par Determinism
+  /// Network sub-stream, when the bytes are taken (at once, or later, when
+  /// the peer reads): if more than one byte fits, one draw decides whether
+  /// to take only part (probability 1/4) and, if so, one more how many.
+  /// The bytes taken are cut into segments of at most mtu - 40 bytes: each
+  /// segment longer than one byte is shortened with probability 1/4 (one
+  /// draw, and one more for its length). Each segment sent, and each
+  /// retransmission, draws loss and, if not lost, latency between two
+  /// different hosts (none on one host, none for a loss of 0 or 1 or
+  /// min_latency == max_latency). Its completion is scheduled like any
+  /// handler's (scheduler sub-stream).
+  ///
+  /// @throws simasio::usage_error if the socket is used from a thread other
+  /// than its world's, after its world is gone, or after its host crashed.
   template <typename ConstBufferSequence,
             typename WriteToken = boost::asio::default_completion_token_t<executor_type>>
   auto async_write_some(const ConstBufferSequence& buffers,
                         WriteToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
     return async_io(detail::sock_op::kind::write, buffers, 0, std::forward<WriteToken>(token));
   }
+  /// Starts an asynchronous send: the same operation as async_write_some().
+  ///
+  /// @param buffers The data to send; the caller keeps it valid until the handler runs.
+  /// @param token The completion token.
+  ///
+  /// @par Completion Signature
+  /// @code void(boost::system::error_code, std::size_t) @endcode
+  ///
+  /// @par Per-Operation Cancellation
+  /// terminal, partial and total, as async_write_some().
+  ///
+  /// @par Determinism
+  /// As async_write_some(): partial-write, segment, loss and latency draws
+  /// from the network sub-stream.
   template <typename ConstBufferSequence, typename WriteToken = boost::asio::default_completion_token_t<executor_type>>
   auto async_send(const ConstBufferSequence& buffers,
                   WriteToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
     return async_io(detail::sock_op::kind::write, buffers, 0, std::forward<WriteToken>(token));
   }
+  /// Starts an asynchronous send with flags: async_write_some() (no send flag
+  /// changes what a simulated socket does, so @p flags has no effect).
+  ///
+  /// @param buffers The data to send; the caller keeps it valid until the handler runs.
+  /// @param flags Asio's message flags; ignored.
+  /// @param token The completion token.
+  ///
+  /// @par Completion Signature
+  /// @code void(boost::system::error_code, std::size_t) @endcode
+  ///
+  /// @par Per-Operation Cancellation
+  /// terminal, partial and total, as async_write_some().
+  ///
+  /// @par Determinism
+  /// As async_write_some(): partial-write, segment, loss and latency draws
+  /// from the network sub-stream.
   template <typename ConstBufferSequence, typename WriteToken = boost::asio::default_completion_token_t<executor_type>>
   auto async_send(const ConstBufferSequence& buffers, boost::asio::socket_base::message_flags flags,
                   WriteToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
     return async_io(detail::sock_op::kind::write, buffers, flags, std::forward<WriteToken>(token));
   }
+  /// Starts an asynchronous read of whatever data has arrived into @p buffers.
+  ///
+  /// Returns at once; the handler is never invoked from within this
+  /// function. It completes as soon as any data is there, with at most what
+  /// has arrived (the peer's writes arrive in seeded segments): use Asio's
+  /// async_read to fill the buffers.
+  ///
+  /// @param buffers Where to read to. The caller keeps the memory valid
+  /// until the handler runs.
+  /// @param token The completion token (a handler, use_awaitable, deferred, ...).
+  ///
+  /// @par Completion Signature
+  /// @code void(boost::system::error_code, std::size_t) @endcode
+  /// The bytes read (0 for empty buffers, at once). Errors: eof once the
+  /// data before the peer's FIN (its graceful close or shutdown_send) is
+  /// read, or after shutdown(shutdown_receive) here; connection_reset
+  /// after an abortive close or a reset; timed_out when retransmission or
+  /// keep-alive gives up; not_connected; bad_descriptor on a closed socket;
+  /// operation_aborted on cancel() or close().
+  ///
+  /// @par Per-Operation Cancellation
+  /// terminal, partial and total: a read still waiting completes with
+  /// operation_aborted and 0 bytes; data arriving later stays in the receive
+  /// buffer for the next read.
+  ///
+  /// @par Determinism
+  /// Draws nothing itself (the segment sizes it sees were drawn by the
+  /// peer's write). Reading opens the peer's window, which may let the
+  /// peer's waiting writes proceed: those draw as async_write_some() says.
+  /// Its completion is scheduled like any handler's (scheduler sub-stream).
+  ///
+  /// @throws simasio::usage_error if the socket is used from a thread other
+  /// than its world's, after its world is gone, or after its host crashed.
   template <typename MutableBufferSequence,
             typename ReadToken = boost::asio::default_completion_token_t<executor_type>>
   auto async_read_some(const MutableBufferSequence& buffers,
                        ReadToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
     return async_io(detail::sock_op::kind::read, buffers, 0, std::forward<ReadToken>(token));
   }
+  /// Starts an asynchronous receive: the same operation as async_read_some().
+  ///
+  /// @param buffers Where to read to; the caller keeps it valid until the handler runs.
+  /// @param token The completion token.
+  ///
+  /// @par Completion Signature
+  /// @code void(boost::system::error_code, std::size_t) @endcode
+  ///
+  /// @par Per-Operation Cancellation
+  /// terminal, partial and total, as async_read_some().
+  ///
+  /// @par Determinism
+  /// As async_read_some(): draws nothing itself.
   template <typename MutableBufferSequence, typename ReadToken = boost::asio::default_completion_token_t<executor_type>>
   auto async_receive(const MutableBufferSequence& buffers,
                      ReadToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
     return async_io(detail::sock_op::kind::read, buffers, 0, std::forward<ReadToken>(token));
   }
+  /// Starts an asynchronous receive with flags: async_read_some(), where
+  /// message_peek leaves the data in the receive buffer.
+  ///
+  /// @param buffers Where to read to; the caller keeps it valid until the handler runs.
+  /// @param flags Asio's message flags: message_peek is honoured, the others are ignored.
+  /// @param token The completion token.
+  ///
+  /// @par Completion Signature
+  /// @code void(boost::system::error_code, std::size_t) @endcode
+  ///
+  /// @par Per-Operation Cancellation
+  /// terminal, partial and total, as async_read_some().
+  ///
+  /// @par Determinism
+  /// As async_read_some(): draws nothing itself.
   template <typename MutableBufferSequence, typename ReadToken = boost::asio::default_completion_token_t<executor_type>>
   auto async_receive(const MutableBufferSequence& buffers, boost::asio::socket_base::message_flags flags,
                      ReadToken&& token = boost::asio::default_completion_token_t<executor_type>()) {

@@ -213,7 +213,36 @@ class basic_waitable_timer {
     detail::sync_wait(impl_, detail::timer_expiry_to_world(impl_, clock_traits::to_local(expiry_)), ec);
   }
 
-  /// Starts an asynchronous wait for expiry.
+  /// Starts an asynchronous wait for the timer's expiry.
+  ///
+  /// Returns at once; the handler is never invoked from within this
+  /// function. The expiry is read on the timer's host clock and turned into
+  /// world time when the wait starts: a later host::set_clock does not move
+  /// a pending wait. A timer already expired completes at once (queued,
+  /// never inline); one expiring at time_point::max() never completes
+  /// unless cancelled.
+  ///
+  /// @param token The completion token (a handler, use_awaitable, deferred, ...).
+  ///
+  /// @par Completion Signature
+  /// @code void(boost::system::error_code) @endcode
+  /// Success at expiry; operation_aborted when cancel(), cancel_one(),
+  /// expires_at(), expires_after() or the timer's destruction cancels it.
+  ///
+  /// @par Per-Operation Cancellation
+  /// terminal, partial and total: a wait still pending completes with
+  /// operation_aborted. A wait that has expired (its completion queued) is
+  /// no longer pending and completes with success.
+  ///
+  /// @par Determinism
+  /// Draws nothing itself. Its expiry is a timed event: events due at the
+  /// same virtual instant (timers and packet arrivals, on any host) are
+  /// released in an order shuffled by scheduler sub-stream draws, unless
+  /// the strategy is fifo. The completion is then scheduled like any
+  /// handler's (scheduler sub-stream).
+  ///
+  /// @throws simasio::usage_error if the timer is used from a thread other
+  /// than its world's, after its world is gone, or after its host crashed.
   template <typename WaitToken = boost::asio::default_completion_token_t<executor_type>>
   auto async_wait(WaitToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
     return boost::asio::async_initiate<WaitToken, void(boost::system::error_code)>(initiate_async_wait(this),

@@ -266,7 +266,37 @@ class async_teardown_op {
 };
 }  // namespace detail
 
-/// Tears down a websocket's simulated TCP connection asynchronously.
+/// Tears down a websocket's simulated TCP connection asynchronously: the
+/// customization point Beast's websocket::stream calls (found by
+/// argument-dependent lookup) when it closes over a simasio socket.
+///
+/// Returns at once; the handler is never invoked from within this
+/// function. A server shuts its sending side first; both roles then read
+/// (and discard) until the peer's end of stream; a client then shuts its
+/// sending side; the socket is closed.
+///
+/// @param role Whether this end is the websocket client or server.
+/// @param socket The connected socket. The caller keeps it valid until the
+/// handler runs.
+/// @param handler The completion handler (Beast passes its own; this
+/// function returns void, so it takes no token that produces a result).
+///
+/// @par Completion Signature
+/// @code void(boost::system::error_code) @endcode
+/// Success once the socket is closed (the peer's eof is not an error);
+/// otherwise the first error of shutdown, the reads (connection_reset,
+/// timed_out, ...) or close, with the socket left open.
+///
+/// @par Per-Operation Cancellation
+/// terminal only: async_compose's default filter passes terminal
+/// cancellation to the pending read, and the teardown completes with
+/// operation_aborted, the socket left open. partial and total have no effect.
+///
+/// @par Determinism
+/// Draws nothing itself. Each shutdown queues a FIN, whose sending draws
+/// loss and latency between different hosts (network sub-stream); the
+/// reads draw as basic_stream_socket::async_read_some. Its steps and
+/// its completion are scheduled like any handler's (scheduler sub-stream).
 template <typename Protocol, typename Executor, typename TeardownHandler>
 void async_teardown(boost::beast::role_type role, basic_stream_socket<Protocol, Executor>& socket,
                     TeardownHandler&& handler) {

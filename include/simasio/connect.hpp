@@ -106,8 +106,40 @@ struct connect_op {
 };
 }  // namespace detail
 
+/// Starts an asynchronous connect that tries each endpoint of @p endpoints
+/// in turn until one connects: Asio's async_connect for simasio sockets.
+///
+/// Returns at once; the handler is never invoked from within this function
+/// (an empty sequence completes through the socket's executor). Before each
+/// attempt the socket is closed, and basic_socket::async_connect reopens it.
+/// The endpoints are copied when this function is called.
+///
+/// @param s The socket to connect. The caller keeps it valid until the
+/// handler runs.
+/// @param endpoints The endpoints to try, in order (a resolver's results_type).
+/// @param token The completion token (a handler, use_awaitable, deferred, ...).
+///
 /// @par Completion Signature
 /// @code void(boost::system::error_code, typename Protocol::endpoint) @endcode
+/// The endpoint that connected; else the last attempt's error (not_found
+/// for an empty sequence) and a default endpoint.
+///
+/// @par Per-Operation Cancellation
+/// terminal only: async_compose's default filter passes terminal
+/// cancellation to the attempt in progress, which completes with
+/// operation_aborted, and no further endpoint is tried (that attempt's
+/// handshake goes on: close the socket to abandon it). partial and total
+/// are filtered out and have no effect (Asio's own async_connect also
+/// supports partial). A cancellation emitted while a failed attempt's
+/// completion is queued is not seen: the next endpoint is tried.
+///
+/// @par Determinism
+/// Draws nothing itself; each attempt draws as basic_socket::async_connect
+/// (SYN, SYN-ACK and RST loss and latency, network sub-stream). Its steps
+/// and its completion are scheduled like any handler's (scheduler sub-stream).
+///
+/// @throws simasio::usage_error if the socket is used from a thread other
+/// than its world's, after its world is gone, or after its host crashed.
 template <typename Protocol, typename Executor, typename EndpointSequence,
           typename ConnectToken = boost::asio::default_completion_token_t<Executor>,
           typename = std::enable_if_t<boost::asio::is_endpoint_sequence<EndpointSequence>::value>>
@@ -122,8 +154,26 @@ auto async_connect(basic_socket<Protocol, Executor>& s, const EndpointSequence& 
       s);
 }
 
+/// Starts an asynchronous connect that tries each endpoint of
+/// [@p begin, @p end) in turn until one connects: the sequence form of
+/// async_connect() otherwise, but the endpoints are not copied.
+///
+/// @param s The socket to connect. The caller keeps it valid until the
+/// handler runs.
+/// @param begin The first endpoint to try.
+/// @param end One past the last; the range stays valid until the handler runs.
+/// @param token The completion token.
+///
 /// @par Completion Signature
 /// @code void(boost::system::error_code, Iterator) @endcode
+/// The iterator of the endpoint that connected; else the last attempt's
+/// error (not_found for an empty range) and @p end.
+///
+/// @par Per-Operation Cancellation
+/// terminal only, as the sequence form (partial and total have no effect).
+///
+/// @par Determinism
+/// As the sequence form: each attempt draws as basic_socket::async_connect.
 template <typename Protocol, typename Executor, typename Iterator,
           typename ConnectToken = boost::asio::default_completion_token_t<Executor>,
           typename = std::enable_if_t<!boost::asio::is_endpoint_sequence<Iterator>::value>>

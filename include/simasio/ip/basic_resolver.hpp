@@ -135,13 +135,57 @@ class basic_resolver : public boost::asio::ip::resolver_base {
     return results_type::create(e, name, std::to_string(e.port()));
   }
 
+  /// Starts an asynchronous resolution of @p host and @p service.
+  ///
+  /// Returns at once; the handler is never invoked from within this
+  /// function. The answer is computed by the initiation, as resolve()
+  /// computes it (a world host's name, "localhost" or an empty name as
+  /// 127.0.0.1, a numeric address; a service name from a small table or a
+  /// port number), and its completion is queued at once: resolution takes
+  /// no virtual time.
+  ///
+  /// @param host A host name of the world, "localhost", or a numeric address.
+  /// @param service A port number or a well-known service name ("http", ...).
+  /// @param token The completion token (a handler, use_awaitable, deferred, ...).
+  ///
   /// @par Completion Signature
   /// @code void(boost::system::error_code, results_type) @endcode
+  /// One entry on success; host_not_found for a name no host has,
+  /// service_not_found for an unknown service, with empty results.
+  ///
+  /// @par Per-Operation Cancellation
+  /// Not supported: the answer is known at initiation and already queued,
+  /// so nothing is installed in the handler's cancellation slot (and
+  /// cancel() changes nothing).
+  ///
+  /// @par Determinism
+  /// Draws nothing. Its completion is scheduled like any handler's
+  /// (scheduler sub-stream).
+  ///
+  /// @throws simasio::usage_error if the resolver is used from a thread
+  /// other than its world's, after its world is gone, or after its host crashed.
   template <typename ResolveToken = boost::asio::default_completion_token_t<executor_type>>
   auto async_resolve(std::string_view host, std::string_view service,
                      ResolveToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
     return async_resolve(host, service, flags(), std::forward<ResolveToken>(token));
   }
+  /// Starts an asynchronous resolution with flags: async_resolve(host,
+  /// service, token); @p f has no effect (passive, numeric_host, ... are
+  /// not modelled).
+  ///
+  /// @param host A host name of the world, "localhost", or a numeric address.
+  /// @param service A port number or a well-known service name.
+  /// @param f Asio's resolver flags; ignored.
+  /// @param token The completion token.
+  ///
+  /// @par Completion Signature
+  /// @code void(boost::system::error_code, results_type) @endcode
+  ///
+  /// @par Per-Operation Cancellation
+  /// Not supported, as async_resolve(host, service, token).
+  ///
+  /// @par Determinism
+  /// Draws nothing.
   template <typename ResolveToken = boost::asio::default_completion_token_t<executor_type>>
   auto async_resolve(std::string_view host, std::string_view service, flags f,
                      ResolveToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
@@ -153,11 +197,45 @@ class basic_resolver : public boost::asio::ip::resolver_base {
         },
         token, std::string(host), std::string(service), f);
   }
+  /// Starts an asynchronous resolution for a protocol: async_resolve(host,
+  /// service, token). The protocol (the first, unnamed parameter) is
+  /// ignored: the answer has the host's address as the world knows it,
+  /// whatever its family.
+  ///
+  /// @param host A host name of the world, "localhost", or a numeric address.
+  /// @param service A port number or a well-known service name.
+  /// @param token The completion token.
+  ///
+  /// @par Completion Signature
+  /// @code void(boost::system::error_code, results_type) @endcode
+  ///
+  /// @par Per-Operation Cancellation
+  /// Not supported, as async_resolve(host, service, token).
+  ///
+  /// @par Determinism
+  /// Draws nothing.
   template <typename ResolveToken = boost::asio::default_completion_token_t<executor_type>>
   auto async_resolve(const protocol_type&, std::string_view host, std::string_view service,
                      ResolveToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
     return async_resolve(host, service, std::forward<ResolveToken>(token));
   }
+  /// Starts an asynchronous reverse resolution of @p e: the name of the
+  /// host owning its address (a loopback address keeps its numeric form, as
+  /// does an address no host has), with @p e's port as the service.
+  ///
+  /// @param e The endpoint to resolve.
+  /// @param token The completion token.
+  ///
+  /// @par Completion Signature
+  /// @code void(boost::system::error_code, results_type) @endcode
+  /// Always one entry and success.
+  ///
+  /// @par Per-Operation Cancellation
+  /// Not supported, as async_resolve(host, service, token).
+  ///
+  /// @par Determinism
+  /// Draws nothing. Its completion is scheduled like any handler's
+  /// (scheduler sub-stream).
   template <typename ResolveToken = boost::asio::default_completion_token_t<executor_type>>
   auto async_resolve(const endpoint_type& e,
                      ResolveToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
