@@ -311,9 +311,12 @@ void throw_address_in_use(const boost::system::error_code& ec, const socket_stat
   if (port == 0)
     throw boost::system::system_error(ec, "simasio: bind to " + where + ": every ephemeral " + std::string(proto) +
                                               " port of this host is taken (close sockets you no longer use)");
-  throw boost::system::system_error(ec, "simasio: bind to " + where + ": another " + std::string(proto) +
-                                            " socket of this host holds that port (close it first, or bind port 0 "
-                                            "for a free one)");
+  throw boost::system::system_error(
+      ec, "simasio: bind to " + where + ": another " + std::string(proto) +
+              " socket of this host holds that port on the same address or the wildcard" +
+              (s.proto == transport::tcp ? ", or a connection closed there waits in TIME_WAIT (60 s)" : "") +
+              " (close it first, set reuse_address(true) on both sockets as Linux requires, or bind port 0 for a "
+              "free one)");
 }
 
 }  // namespace simasio::detail

@@ -72,8 +72,8 @@ boost::system::error_code socket_ops::bind(socket_state& s, const net_endpoint& 
   if (port == 0) {
     port = table_.ephemeral_port(h, s.proto);
     if (port == 0) return aerr::address_in_use;
-  } else if (table_.port_taken(h, s.proto, port)) {
-    return aerr::address_in_use;
+  } else if (auto ec = table_.may_bind(h, s, ep.address, port, core_.now())) {
+    return ec;
   }
   table_.bind(h, s.proto, port, s.id);
   s.bound = true;
@@ -93,6 +93,7 @@ boost::system::error_code socket_ops::listen(socket_state& s, int backlog) {
   if (!s.open) return aerr::bad_descriptor;
   if (!s.bound)
     if (auto ec = bind_any(s)) return ec;
+  if (!table_.may_listen(s.ctx->host->id, s)) return aerr::address_in_use;
   s.listening = true;
   s.backlog = backlog < 1 ? 1 : backlog;
   return {};
@@ -156,6 +157,7 @@ void socket_ops::host_crashed(std::uint32_t host, bool power) {
     }
   }
   table_.clear_ports(host);
+  if (power) table_.clear_time_wait(host);
 }
 
 // ---- UDP -------------------------------------------------------------------------------

@@ -1,6 +1,10 @@
 // socket_table.cpp — every socket of a world by id, and each host's bound ports
 #include <simasio/detail/net/socket_table.hpp>
 
+#include <boost/asio/error.hpp>
+
+#include <chrono>
+
 namespace simasio::detail {
 
 socket_table::~socket_table() {
@@ -25,10 +29,74 @@ void socket_table::add_host(std::uint32_t id) {
   if (ports_.size() <= id) ports_.resize(id + 1);
 }
 
-socket_state* socket_table::bound(std::uint32_t host, transport proto, std::uint16_t port) const {
+namespace {
+// Two bindings of one port collide when their addresses are equal or
+// either is the wildcard (an IPv6 wildcard takes IPv4 too, as a dual-stack
+// socket does).
+bool overlap(const boost::asio::ip::address& a, const boost::asio::ip::address& b) {
+  return a.is_unspecified() || b.is_unspecified() || a == b;
+}
+const std::vector<std::uint64_t> no_sockets;
+}  // namespace
+
+const std::vector<std::uint64_t>& socket_table::bound_to_port(std::uint32_t host, transport proto,
+                                                              std::uint16_t port) const {
   const auto& ports = ports_[host].ports;
   auto it = ports.find({static_cast<std::uint8_t>(proto), port});
-  return it == ports.end() ? nullptr : find(it->second);
+  return it == ports.end() ? no_sockets : it->second;
+}
+
+socket_state* socket_table::bound(std::uint32_t host, transport proto, const boost::asio::ip::address& address,
+                                  std::uint16_t port) const {
+  socket_state* best = nullptr;
+  int best_score = 0;
+  const auto& ids = bound_to_port(host, proto, port);
+  for (auto it = ids.rbegin(); it != ids.rend(); ++it) {
+    socket_state* s = find(*it);
+    if (s == nullptr) continue;
+    const int match = s->local.address == address ? 2 : s->local.address.is_unspecified() ? 1 : 0;
+    if (match == 0) continue;
+    const int score = 2 * match + (s->listening ? 1 : 0);
+    if (score > best_score) {
+      best = s;
+      best_score = score;
+    }
+  }
+  return best;
+}
+
+boost::system::error_code socket_table::may_bind(std::uint32_t host, const socket_state& s,
+                                                 const boost::asio::ip::address& address, std::uint16_t port,
+                                                 duration now) const {
+  for (std::uint64_t id : bound_to_port(host, s.proto, port)) {
+    const socket_state* other = find(id);
+    if (other == nullptr || other == &s || !overlap(address, other->local.address)) continue;
+    const bool shared = s.reuse_address && other->reuse_address && !(s.proto == transport::tcp && other->listening);
+    if (!shared) return boost::asio::error::address_in_use;
+  }
+  if (s.proto == transport::tcp) {
+    const auto& waiting = ports_[host].time_wait;
+    if (auto it = waiting.find(port); it != waiting.end())
+      for (const auto& w : it->second)
+        if (w.until > now && overlap(address, w.address) && !(s.reuse_address && w.reuse))
+          return boost::asio::error::address_in_use;
+  }
+  return {};
+}
+
+bool socket_table::may_listen(std::uint32_t host, const socket_state& s) const {
+  for (std::uint64_t id : bound_to_port(host, s.proto, s.local.port)) {
+    const socket_state* other = find(id);
+    if (other != nullptr && other != &s && other->listening && overlap(s.local.address, other->local.address))
+      return false;
+  }
+  return true;
+}
+
+void socket_table::time_wait(std::uint32_t host, const net_endpoint& local, bool reuse, duration now) {
+  auto& waiting = ports_[host].time_wait[local.port];
+  std::erase_if(waiting, [now](const host_ports::waiting& w) { return w.until <= now; });
+  waiting.push_back({local.address, reuse, now + time_wait_length});
 }
 
 std::uint16_t socket_table::ephemeral_port(std::uint32_t host, transport proto) {
@@ -44,7 +112,9 @@ std::uint16_t socket_table::ephemeral_port(std::uint32_t host, transport proto) 
 void socket_table::unbind(std::uint32_t host, const socket_state& s) noexcept {
   auto& ports = ports_[host].ports;
   auto it = ports.find({static_cast<std::uint8_t>(s.proto), s.local.port});
-  if (it != ports.end() && it->second == s.id) ports.erase(it);
+  if (it == ports.end()) return;
+  std::erase(it->second, s.id);
+  if (it->second.empty()) ports.erase(it);
 }
 
 }  // namespace simasio::detail

@@ -26,6 +26,7 @@ tcp_layer::tcp_layer(link_layer& link, socket_table& table) : link_(link), core_
   link_.set_protocol(packet::type::syn_ack, &tcp_layer::on_syn_ack, this, false);
   link_.set_protocol(packet::type::rst, &tcp_layer::on_rst, this, false);
   link_.set_protocol(packet::type::segment, &tcp_layer::on_segment, this, true);
+  link_.set_protocol(packet::type::ack, &tcp_layer::on_ack, this, false);
   link_.set_release_hook(&tcp_layer::on_release, this);
 }
 
@@ -35,6 +36,7 @@ tcp_layer::~tcp_layer() {
       for (int side = 0; side < 2; ++side) {
         if (c->attempt[side]) core_.cancel(*c->attempt[side]);
         if (c->keepalive[side]) core_.cancel(*c->keepalive[side]);
+        if (side == 1 && c->synack_timer) core_.cancel(*c->synack_timer);
       }
 }
 
@@ -65,6 +67,7 @@ void tcp_layer::on_syn(void* self, packet& p) { static_cast<tcp_layer*>(self)->s
 void tcp_layer::on_syn_ack(void* self, packet& p) { static_cast<tcp_layer*>(self)->syn_ack(p); }
 void tcp_layer::on_rst(void* self, packet& p) { static_cast<tcp_layer*>(self)->rst(p); }
 void tcp_layer::on_segment(void* self, packet& p) { static_cast<tcp_layer*>(self)->segment(p); }
+void tcp_layer::on_ack(void* self, packet& p) { static_cast<tcp_layer*>(self)->ack(p); }
 
 // TCP channels between a and b that stopped on the hold resume now.
 void tcp_layer::on_release(void* self, std::uint32_t a, std::uint32_t b) {
@@ -126,8 +129,10 @@ void tcp_layer::send_syn(std::uint64_t sock_id) {
   link_.send(p);
 }
 
+// A SYN: the listener answers with a SYN-ACK and keeps the connection in
+// its SYN queue until the client's ACK; accept sees it only then.
 void tcp_layer::syn(packet& p) {
-  socket_state* listener = table_.bound(p.to_host, transport::tcp, p.to.port);
+  socket_state* listener = table_.bound(p.to_host, transport::tcp, p.to.address, p.to.port);
   if (listener == nullptr || !listener->listening || !link_.host(p.to_host).up) {
     // Nobody listens: the OS answers with a reset, the client gets connection_refused.
     link_.send(link_.reply_to(p, packet::type::rst));
@@ -137,48 +142,132 @@ void tcp_layer::syn(packet& p) {
   tcp_connection* c = nullptr;
   if (auto it = by_client_attempt_.find({p.sock, p.nonce}); it != by_client_attempt_.end())
     c = find_connection(it->second);
-  if (c == nullptr) {
-    if (static_cast<int>(listener->accept_queue.size()) >= listener->backlog) return;  // full: the client retries
-    auto conn = std::make_unique<tcp_connection>();
-    conn->tcp = this;
-    conn->id = connections_.size() + 1;
-    conn->host[0] = p.from_host;
-    conn->host[1] = p.to_host;
-    conn->ep[0] = p.from;
-    conn->ep[1] = p.to;
-    socket_state& embryo = table_.create(*listener->ctx, transport::tcp);
-    embryo.open = true;
-    embryo.embryo = true;
-    embryo.v6 = listener->v6;
-    embryo.connected = true;
-    embryo.local = p.to;
-    embryo.remote = p.from;
-    embryo.send_buffer = listener->send_buffer;
-    embryo.receive_buffer = listener->receive_buffer;
-    embryo.send_pinned = listener->send_pinned;
-    embryo.receive_pinned = listener->receive_pinned;
-    embryo.keep_alive = listener->keep_alive;  // inherited, as on Linux
-    embryo.keep_idle = listener->keep_idle;
-    embryo.keep_interval = listener->keep_interval;
-    embryo.keep_count = listener->keep_count;
-    embryo.user_timeout = listener->user_timeout;
-    embryo.conn = conn.get();
-    embryo.side = 1;
-    conn->sock[0] = p.sock;
-    conn->sock[1] = embryo.id;
-    conn->established = false;  // until the client has our SYN-ACK: nothing flows before
-    conn->client_nonce = p.nonce;
-    by_client_attempt_[{p.sock, p.nonce}] = conn->id;
-    c = conn.get();
-    connections_.push_back(std::move(conn));
-    established(*c, 1);
-    listener->accept_queue.push_back(embryo.id);
-    link_.record(event_kind::tcp_connect, p.to_host, c->id, 1);
-    ready(*listener);
-  }
-  packet* r = link_.reply_to(p, packet::type::syn_ack);
-  r->conn = c->id;
+  if (c != nullptr && c->sock[1] != 0) {
+    send_syn_ack(*c);
+    return;
+  }  // else we dropped that half-open connection: a new one, as on Linux
+  if (static_cast<int>(listener->accept_queue.size()) >= listener->backlog) return;  // full: the client retries
+  auto conn = std::make_unique<tcp_connection>();
+  conn->tcp = this;
+  conn->id = connections_.size() + 1;
+  conn->host[0] = p.from_host;
+  conn->host[1] = p.to_host;
+  conn->ep[0] = p.from;
+  conn->ep[1] = p.to;
+  socket_state& embryo = table_.create(*listener->ctx, transport::tcp);
+  embryo.open = true;
+  embryo.embryo = true;
+  embryo.v6 = listener->v6;
+  embryo.connected = true;
+  embryo.local = p.to;
+  embryo.remote = p.from;
+  embryo.send_buffer = listener->send_buffer;
+  embryo.receive_buffer = listener->receive_buffer;
+  embryo.send_pinned = listener->send_pinned;
+  embryo.receive_pinned = listener->receive_pinned;
+  embryo.reuse_address = listener->reuse_address;  // inherited, as on Linux
+  embryo.keep_alive = listener->keep_alive;
+  embryo.keep_idle = listener->keep_idle;
+  embryo.keep_interval = listener->keep_interval;
+  embryo.keep_count = listener->keep_count;
+  embryo.user_timeout = listener->user_timeout;
+  embryo.conn = conn.get();
+  embryo.side = 1;
+  conn->sock[0] = p.sock;
+  conn->sock[1] = embryo.id;
+  conn->established = false;  // until the client has our SYN-ACK: nothing flows before
+  conn->client_nonce = p.nonce;
+  conn->listener = listener->id;
+  conn->half_open = true;
+  by_client_attempt_[{p.sock, p.nonce}] = conn->id;
+  c = conn.get();
+  connections_.push_back(std::move(conn));
+  listener->syn_queue.push_back(embryo.id);
+  send_syn_ack(*c);
+  c->synack_timer = std::make_unique<timed_event>(
+      [](timed_event* e) {
+        auto* half = static_cast<tcp_connection*>(e->owner());
+        half->tcp->syn_ack_timeout(*half);
+      },
+      c);
+  core_.schedule(*c->synack_timer, core_.now() + std::chrono::seconds(1));
+}
+
+void tcp_layer::send_syn_ack(tcp_connection& c) {
+  packet* r = link_.new_packet(packet::type::syn_ack, c.host[1], c.ep[1], c.host[0], c.ep[0]);
+  r->sock = c.sock[0];
+  r->nonce = c.client_nonce;
+  r->conn = c.id;
   link_.send(r);
+}
+
+// Linux's SYN-ACK backoff: again after 1 s, 2 s, 4 s, ... (synack_retries
+// times), and the half-open connection is dropped one doubled wait after
+// the last: at 63 s with the default 5.
+void tcp_layer::syn_ack_timeout(tcp_connection& c) {
+  if (!c.half_open) return;
+  const socket_state* listener = table_.find(c.listener);
+  const socket_state* embryo = table_.find(c.sock[1]);
+  const host_state& server = link_.host(c.host[1]);
+  if (c.synack_timeouts >= synack_retries || listener == nullptr || !listener->listening || embryo == nullptr ||
+      !server.up || embryo->incarnation != server.incarnation) {
+    drop_half_open(c, false);
+    return;
+  }
+  send_syn_ack(c);
+  const int timeouts = ++c.synack_timeouts;
+  core_.schedule(*c.synack_timer, core_.now() + std::chrono::seconds(1) * (std::int64_t{1} << std::min(timeouts, 20)));
+}
+
+void tcp_layer::send_ack(tcp_connection& c) {
+  packet* a = link_.new_packet(packet::type::ack, c.host[0], c.ep[0], c.host[1], c.ep[1]);
+  a->conn = c.id;
+  link_.send(a);
+}
+
+void tcp_layer::ack(packet& p) {
+  tcp_connection* c = find_connection(p.conn);
+  if (c == nullptr || !c->half_open || !link_.host(p.to_host).up) return;  // a repeated ACK: accepted already
+  if (!complete_handshake(*c) && c->sock[1] == 0) send_rst(c->host[1], c->ep[1], c->host[0], c->ep[0], c->id, 0);
+}
+
+bool tcp_layer::complete_handshake(tcp_connection& c) {
+  socket_state* listener = table_.find(c.listener);
+  socket_state* embryo = table_.find(c.sock[1]);
+  if (listener == nullptr || !listener->listening || embryo == nullptr) {
+    drop_half_open(c, false);
+    return false;
+  }
+  if (static_cast<int>(listener->accept_queue.size()) >= listener->backlog) return false;
+  c.half_open = false;
+  if (c.synack_timer) core_.cancel(*c.synack_timer);
+  std::erase(listener->syn_queue, embryo->id);
+  listener->accept_queue.push_back(embryo->id);
+  link_.record(event_kind::tcp_connect, c.host[1], c.id, 1);
+  established(c, 1);
+  ready(*listener);
+  return true;
+}
+
+void tcp_layer::drop_half_open(tcp_connection& c, bool reset) {
+  const std::uint64_t id = c.sock[1];
+  if (socket_state* listener = table_.find(c.listener)) std::erase(listener->syn_queue, id);
+  c.half_open = false;
+  if (c.synack_timer) core_.cancel(*c.synack_timer);
+  discard_embryo(id, reset);
+}
+
+// A connection the program never accepted goes, with an RST to the client or silently.
+void tcp_layer::discard_embryo(std::uint64_t id, bool reset) {
+  socket_state* e = table_.find(id);
+  if (e == nullptr || !e->embryo) return;
+  if (tcp_connection* c = e->conn; c != nullptr && c->half_open) {
+    c->half_open = false;
+    if (c->synack_timer) core_.cancel(*c->synack_timer);
+  }
+  abort_connection(*e, reset);
+  table_.forget(id);
+  delete e;
 }
 
 void tcp_layer::syn_ack(packet& p) {
@@ -186,7 +275,10 @@ void tcp_layer::syn_ack(packet& p) {
   tcp_connection* c = find_connection(p.conn);
   if (c == nullptr) return;
   if (s == nullptr || !s->connecting || s->connect_nonce != p.nonce || !link_.host(p.to_host).up) {
-    if (s == nullptr || !s->connected || s->conn != c) send_rst(p.to_host, p.to, p.from_host, p.from, c->id, 1);
+    // Our ACK was lost: again, while our OS has the connection (a socket
+    // closed gracefully still drains it).
+    if (c->established && !c->forgotten[0]) send_ack(*c);
+    else send_rst(p.to_host, p.to, p.from_host, p.from, c->id, 1);
     return;
   }
   s->connecting = false;
@@ -197,6 +289,7 @@ void tcp_layer::syn_ack(packet& p) {
   if (s->connect_timer) core_.cancel(*s->connect_timer);
   link_.record(event_kind::tcp_connect, p.to_host, c->id, 0);
   established(*c, 0);
+  send_ack(*c);
   up_.connect_done(up_.self, *s, {});
   // Data the server queued before we knew of the connection may flow now.
   if (!c->chan[1].queue.empty() || c->chan[1].fin_queued) transmit(*c, 1);
@@ -213,8 +306,15 @@ void tcp_layer::rst(packet& p) {
   }
   tcp_connection* c = find_connection(p.conn);
   if (c == nullptr) return;
+  if (p.side == 1 && c->half_open) {  // the client gave up on a connection we had not accepted yet
+    drop_half_open(*c, false);
+    return;
+  }
   socket_state* s = table_.find(c->sock[p.side]);
-  if (s == nullptr) return;
+  if (s == nullptr) {  // closed gracefully, still draining: the OS drops the connection
+    stop_channel(*c, p.side);
+    return;
+  }
   if (s->conn == c) {
     fail(*s, aerr::connection_reset);
   } else if (p.side == 0 && s->connecting && s->connect_nonce == c->client_nonce) {
@@ -256,6 +356,7 @@ void tcp_layer::queue_fin(tcp_connection& c, int side) {
   tcp_channel& ch = c.chan[side];
   if (ch.fin_queued) return;
   ch.fin_queued = true;
+  if (c.closed_first < 0) c.closed_first = side;
   if (!ch.attempt_scheduled) transmit(c, side);
 }
 
@@ -362,6 +463,19 @@ void tcp_layer::transmit(tcp_connection& c, int side) {
   }
 }
 
+// A segment that did not get through (a rule dropped or held it, or nobody
+// received it): back to the queue with the rest of the flight, and for a
+// drop, retransmission with backoff.
+void tcp_layer::lost_on_arrival(tcp_connection& c, int side, packet& p, std::uint64_t reason, bool retry) {
+  tcp_channel& ch = c.chan[side];
+  link_.record(event_kind::net_drop, p.to_host, p.seq, reason);
+  retreat(c, side, p, reason);  // frees p with the rest of the flight
+  if (!retry) return;
+  if (ch.stuck_since < duration::zero()) ch.stuck_since = core_.now();
+  if (!ch.attempt_scheduled) schedule_attempt(c, side, retry_at(c, side));
+  ch.rto = std::min(ch.rto * 2, max_rto);
+}
+
 // A partition, a power cut or a hold ate the head of the flight: everything
 // in flight goes back to the queue, in order, to be retransmitted. The rest
 // of the flight shares the head's fate, and the trace says so packet by
@@ -392,13 +506,20 @@ void tcp_layer::segment(packet& p) {
   // Rules installed while it flew judge it now (a delay is decided at departure only).
   const link_layer::judgement j = link_.judge(p.facts(), p.judged_at);
   if (j.act == verdict::action::drop || j.act == verdict::action::hold) {
-    link_.record(event_kind::net_drop, p.to_host, p.seq, j.reason);
-    retreat(*c, side, p, j.reason);  // frees p with the rest of the flight
-    if (j.act == verdict::action::drop) {
-      if (ch.stuck_since < duration::zero()) ch.stuck_since = core_.now();
-      if (!ch.attempt_scheduled) schedule_attempt(*c, side, retry_at(*c, side));
-      ch.rto = std::min(ch.rto * 2, max_rto);
-    }
+    lost_on_arrival(*c, side, p, j.reason, j.act == verdict::action::drop);
+    return;
+  }
+  // The client's segments carry the acknowledgement of our SYN-ACK: the
+  // first one completes a handshake whose ACK was lost.
+  if (p.side == 0 && c->half_open) complete_handshake(*c);
+  socket_state* r = table_.find(c->sock[1 - p.side]);
+  if (r != nullptr && r->conn != c && !r->embryo) r = nullptr;  // the socket moved on (closed, reused)
+  if ((r == nullptr || !link_.host(p.to_host).up) && (!p.data.empty() || !p.fin)) {
+    // The receiving end is gone: its OS answers with a reset and
+    // acknowledges nothing, so the sender retransmits until a reset
+    // reaches it. (A lone FIN to a side that closed is acknowledged.)
+    send_rst(p.to_host, p.to, p.from_host, p.from, c->id, p.side);
+    lost_on_arrival(*c, side, p, drop_code(drop_reason::no_socket), true);
     return;
   }
   link_.record(event_kind::net_deliver, p.to_host, p.seq, p.data.size());
@@ -407,12 +528,7 @@ void tcp_layer::segment(packet& p) {
   c->last_heard[0] = c->last_heard[1] = core_.now();  // the segment, and its acknowledgement
   if (socket_state* s = table_.find(c->sock[p.side]); s != nullptr && !s->send_pinned && !p.data.empty())
     s->send_buffer = std::min(buffers.send_max, s->send_buffer + 2 * segment_memory(p.data.size()));
-  socket_state* r = table_.find(c->sock[1 - p.side]);
-  if (r != nullptr && r->conn != c && !r->embryo) r = nullptr;  // the socket moved on (closed, reused)
-  if (r == nullptr || !link_.host(p.to_host).up) {
-    // The receiving end is gone: its OS answers with a reset.
-    if (!p.data.empty() || !p.fin) send_rst(p.to_host, p.to, p.from_host, p.from, c->id, p.side);
-  } else {
+  if (r != nullptr && link_.host(p.to_host).up) {
     r->rx.append(p.data.begin(), p.data.end());
     if (p.fin) r->rx_fin = true;
     ready(*r);
@@ -521,16 +637,22 @@ void tcp_layer::fail(socket_state& s, boost::system::error_code ec) {
 void tcp_layer::detach_connection(socket_state& s) noexcept {
   tcp_connection* c = s.conn;
   if (c == nullptr) return;
-  tcp_channel& ch = c->chan[s.side];
-  ch.queue.clear();
-  ch.fin_queued = false;
-  ch.bytes_outstanding = 0;
-  if (c->attempt[s.side]) core_.cancel(*c->attempt[s.side]);
-  if (c->keepalive[s.side]) core_.cancel(*c->keepalive[s.side]);
-  ch.attempt_scheduled = false;
+  stop_channel(*c, s.side);
   c->sock[s.side] = 0;
   s.conn = nullptr;
   s.connected = false;
+}
+
+// Side `side`'s OS forgets the connection: nothing more is (re)transmitted.
+void tcp_layer::stop_channel(tcp_connection& c, int side) noexcept {
+  tcp_channel& ch = c.chan[side];
+  ch.queue.clear();
+  ch.fin_queued = false;
+  ch.bytes_outstanding = 0;
+  if (c.attempt[side]) core_.cancel(*c.attempt[side]);
+  if (c.keepalive[side]) core_.cancel(*c.keepalive[side]);
+  ch.attempt_scheduled = false;
+  c.forgotten[side] = true;
 }
 
 void tcp_layer::abort_connection(socket_state& s, bool send_reset) {
@@ -555,20 +677,21 @@ void tcp_layer::close(socket_state& s) {
     } else {
       tcp_connection* c = s.conn;
       if (!s.tx_shutdown) queue_fin(*c, s.side);
+      // The side that closed first waits in TIME_WAIT (from its close: the
+      // peer's FIN usually follows within a round trip).
+      if (c->closed_first == s.side) table_.time_wait(s.ctx->host->id, s.local, s.reuse_address, core_.now());
       link_.record(event_kind::tcp_close, s.ctx->host->id, c->id, 0);
       c->sock[s.side] = 0;
       s.conn = nullptr;
     }
   }
+  // Connections the program never accepted are reset, in the accept queue
+  // and in the SYN queue alike.
   std::vector<std::uint64_t> unaccepted(s.accept_queue.begin(), s.accept_queue.end());
+  unaccepted.insert(unaccepted.end(), s.syn_queue.begin(), s.syn_queue.end());
   s.accept_queue.clear();
-  for (std::uint64_t id : unaccepted) {
-    if (socket_state* e = table_.find(id)) {
-      abort_connection(*e, true);
-      table_.forget(id);
-      delete e;
-    }
-  }
+  s.syn_queue.clear();
+  for (std::uint64_t id : unaccepted) discard_embryo(id, true);
 }
 
 void tcp_layer::power_cut(socket_state& s) {

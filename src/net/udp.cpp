@@ -26,30 +26,56 @@ udp_layer::udp_layer(link_layer& link, socket_table& table) : link_(link), table
   link_.set_protocol(packet::type::udp, &udp_layer::deliver, this, false);
 }
 
-// A datagram that passed its link: to the socket bound to its port, unless
-// nobody listens there or the socket's receive buffer is full.
+// A datagram that passed its link: to the socket bound to its address and
+// port (a group's datagram: to every socket of a member host bound to its
+// port), unless nobody listens there or the socket's receive buffer is full.
 void udp_layer::deliver(void* self, packet& p) {
   auto& udp = *static_cast<udp_layer*>(self);
-  socket_state* s = udp.table_.bound(p.to_host, transport::udp, p.to.port);
-  // A group's datagram needs a member on this host (it may have left
-  // while the datagram flew) and a socket bound to any address or the group.
-  if (s != nullptr && p.to.address.is_multicast()) {
-    auto g = udp.groups_.find(p.to.address);
-    if (g == udp.groups_.end() || g->second.count(p.to_host) == 0 ||
-        !(s->local.address.is_unspecified() || s->local.address == p.to.address))
-      s = nullptr;
-  } else if (s != nullptr && s->local.address.is_multicast()) {
-    s = nullptr;  // bound to a group: unicast is not for it
+  const auto takes = [&p](const socket_state& s) {
+    return s.ctx->host->up && !(s.connected && !(s.remote == p.from));
+  };
+  const auto has_room = [&p](const socket_state& s) {
+    return s.datagram_bytes + p.data.size() <= s.receive_buffer;
+  };
+  if (!p.to.address.is_multicast()) {
+    socket_state* s = udp.table_.bound(p.to_host, transport::udp, p.to.address, p.to.port);
+    if (s == nullptr || !takes(*s)) {
+      udp.link_.record(event_kind::net_drop, p.to_host, p.seq, drop_code(drop_reason::no_socket));
+    } else if (!has_room(*s)) {
+      udp.link_.record(event_kind::net_drop, p.to_host, p.seq, drop_code(drop_reason::buffer_full));
+    } else {
+      udp.enqueue(*s, p.from, std::move(p.data));
+    }
+    return;
   }
-  if (s == nullptr || !s->ctx->host->up || (s->connected && !(s->remote == p.from))) {
-    udp.link_.record(event_kind::net_drop, p.to_host, p.seq, drop_code(drop_reason::no_socket));
-  } else if (s->datagram_bytes + p.data.size() > s->receive_buffer) {
-    udp.link_.record(event_kind::net_drop, p.to_host, p.seq, drop_code(drop_reason::buffer_full));
-  } else {
-    s->datagram_bytes += p.data.size();
-    s->datagrams.push_back(datagram{p.from, std::move(p.data)});
-    udp.ready_(udp.ready_self_, *s);
+  // A group's datagram needs a member on this host (it may have left while
+  // the datagram flew); every socket bound to the port, on any address or
+  // the group's, gets a copy, in bind order.
+  auto g = udp.groups_.find(p.to.address);
+  const bool member = g != udp.groups_.end() && g->second.count(p.to_host) != 0;
+  std::vector<socket_state*> to;
+  bool full = false;
+  if (member)
+    for (std::uint64_t id : udp.table_.bound_to_port(p.to_host, transport::udp, p.to.port)) {
+      socket_state* s = udp.table_.find(id);
+      if (s == nullptr || !(s->local.address.is_unspecified() || s->local.address == p.to.address) || !takes(*s))
+        continue;
+      if (has_room(*s)) to.push_back(s);
+      else full = true;
+    }
+  if (to.empty()) {
+    const drop_reason why = full ? drop_reason::buffer_full : drop_reason::no_socket;
+    udp.link_.record(event_kind::net_drop, p.to_host, p.seq, drop_code(why));
+    return;
   }
+  for (std::size_t i = 0; i + 1 < to.size(); ++i) udp.enqueue(*to[i], p.from, p.data);
+  udp.enqueue(*to.back(), p.from, std::move(p.data));
+}
+
+void udp_layer::enqueue(socket_state& s, const net_endpoint& from, std::vector<char> data) {
+  s.datagram_bytes += data.size();
+  s.datagrams.push_back(datagram{from, std::move(data)});
+  ready_(ready_self_, s);
 }
 
 packet* udp_layer::datagram_packet(std::uint32_t from, const net_endpoint& source, std::uint32_t to_host,

@@ -368,4 +368,160 @@ BOOST_AUTO_TEST_CASE(keep_alive_options_read_as_on_linux) {
   BOOST_TEST(sim_ec == net::error::invalid_argument);
 }
 
+// ---- the handshake: the listener's SYN queue ----------------------------------------------
+
+namespace {
+
+// A client and a server with one accept pending; a fault rule may watch
+// the handshake's packets.
+struct handshake {
+  explicit handshake(std::uint64_t seed) : w(seed) {
+    acc.async_accept([this](boost::system::error_code ec, tcp::socket sock) {
+      accepted_at = w.now();
+      accept_ec = ec;
+      if (!ec) peer = std::make_unique<tcp::socket>(std::move(sock));
+    });
+  }
+  void connect(std::function<void()> then = {}) {
+    client.async_connect(tcp::endpoint(server.address(), 7), [this, then](boost::system::error_code ec) {
+      connect_ec = ec;
+      connected_at = w.now();
+      if (then) then();
+    });
+  }
+  simasio::world w;
+  simasio::host& server = w.add_host("server");
+  simasio::host& client_host = w.add_host("client");
+  tcp::acceptor acc{server.context(), tcp::endpoint(tcp::v4(), 7)};
+  tcp::socket client{client_host.context()};
+  std::unique_ptr<tcp::socket> peer;
+  boost::system::error_code connect_ec, accept_ec;
+  duration connected_at{-1}, accepted_at{-1};
+};
+
+bool from_client(const simasio::packet_view& p) { return p.from_host == "client"; }
+
+}  // namespace
+
+// Regression: accept completed on the client's SYN, before the client knew
+// of the connection.
+BOOST_AUTO_TEST_CASE(accept_completes_on_the_clients_ack_after_its_connect) {
+  for (std::uint64_t seed = 0; seed < 20; ++seed) {
+    handshake t(seed);
+    t.connect();
+    t.w.run();
+    BOOST_TEST(!t.connect_ec);
+    BOOST_TEST(!t.accept_ec);
+    // Links take 1 to 10 ms: the ACK arrives one latency after the SYN-ACK.
+    BOOST_TEST((t.accepted_at > t.connected_at && t.accepted_at - t.connected_at <= 10ms), "seed " << seed);
+    BOOST_TEST(t.peer->remote_endpoint() == t.client.local_endpoint());
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_lost_ack_is_asked_for_again_by_the_syn_ack_retransmission) {
+  for (std::uint64_t seed = 0; seed < 20; ++seed) {
+    // The client stays silent: the server's SYN-ACK, resent after 1 s, draws the ACK again.
+    handshake t(seed);
+    int acks = 0;
+    auto rule = t.w.net().add_rule([&](const simasio::packet_view& p) {
+      return p.kind == simasio::packet_kind::tcp_ack && from_client(p) && ++acks == 1 ? simasio::verdict::drop()
+                                                                                      : simasio::verdict::pass();
+    });
+    t.connect();
+    t.w.run();
+    BOOST_TEST(!t.accept_ec);
+    BOOST_TEST((t.accepted_at >= 1s && t.accepted_at <= 1s + 30ms), "seed " << seed);
+    BOOST_TEST(acks == 2);
+  }
+  for (std::uint64_t seed = 0; seed < 20; ++seed) {
+    // The client writes at once: its first segment completes the handshake, as on Linux.
+    handshake t(seed);
+    int acks = 0;
+    auto rule = t.w.net().add_rule([&](const simasio::packet_view& p) {
+      return p.kind == simasio::packet_kind::tcp_ack && from_client(p) && ++acks == 1 ? simasio::verdict::drop()
+                                                                                      : simasio::verdict::pass();
+    });
+    std::string got(5, '\0');
+    t.connect([&] { net::async_write(t.client, net::buffer("hello", 5), [](auto, std::size_t) {}); });
+    t.w.run_for(500ms);
+    BOOST_REQUIRE(t.peer);
+    BOOST_TEST(t.accepted_at < 1s, "seed " << seed);
+    net::async_read(*t.peer, net::buffer(got), [](auto, std::size_t) {});
+    t.w.run();
+    BOOST_TEST(got == "hello");
+  }
+}
+
+// Regression: a client whose connect timed out under loss left the server
+// holding an accepted connection forever.
+BOOST_AUTO_TEST_CASE(a_connect_that_timed_out_leaves_the_server_nothing_to_accept) {
+  for (std::uint64_t seed = 0; seed < 20; ++seed) {
+    handshake t(seed);
+    auto lose = t.w.net().add_rule([](const simasio::packet_view& p) {
+      return p.kind == simasio::packet_kind::tcp_syn_ack ? simasio::verdict::drop() : simasio::verdict::pass();
+    });
+    t.connect();
+    t.w.run_for(200s);
+    BOOST_TEST(t.connect_ec == net::error::timed_out);
+    BOOST_TEST(t.accepted_at == duration(-1), "seed " << seed);
+    // The listener is clean: the next client's connection is the one accepted.
+    lose.remove();
+    tcp::socket second(t.client_host.context());
+    second.async_connect(tcp::endpoint(t.server.address(), 7), [](boost::system::error_code ec) { BOOST_TEST(!ec); });
+    t.w.run();
+    BOOST_REQUIRE(t.peer);
+    BOOST_TEST(t.peer->remote_endpoint() == second.local_endpoint(), "seed " << seed);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_half_open_connection_is_dropped_after_linuxs_syn_ack_retries) {
+  for (std::uint64_t seed = 0; seed < 20; ++seed) {
+    // Every ACK of the client is lost: the server resends its SYN-ACK after
+    // 1, 3, 7, 15 and 31 s (tcp_synack_retries 5), drops the connection
+    // at 63 s, and the client's first write then draws a reset.
+    handshake t(seed);
+    std::vector<duration> syn_acks;
+    auto lose = t.w.net().add_rule([&](const simasio::packet_view& p) {
+      if (p.kind == simasio::packet_kind::tcp_syn_ack) syn_acks.push_back(t.w.now());
+      return p.kind == simasio::packet_kind::tcp_ack && from_client(p) ? simasio::verdict::drop()
+                                                                       : simasio::verdict::pass();
+    });
+    t.connect();
+    t.w.run_for(70s);
+    BOOST_TEST(!t.connect_ec);
+    BOOST_TEST(t.accepted_at == duration(-1));
+    BOOST_REQUIRE(syn_acks.size() == 6u);
+    const duration expected[] = {0s, 1s, 3s, 7s, 15s, 31s};
+    for (std::size_t i = 0; i < 6; ++i) BOOST_TEST(syn_acks[i] - syn_acks[0] == expected[i], "seed " << seed);
+    lose.remove();
+    boost::system::error_code read_ec;
+    char c = 0;
+    net::async_write(t.client, net::buffer("x", 1), [](auto, std::size_t) {});
+    t.client.async_read_some(net::buffer(&c, 1), [&](boost::system::error_code ec, std::size_t) { read_ec = ec; });
+    t.w.run();
+    BOOST_TEST(read_ec == net::error::connection_reset, "seed " << seed);
+    BOOST_TEST(t.accepted_at == duration(-1));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(closing_a_listener_resets_its_half_open_connections) {
+  for (std::uint64_t seed = 0; seed < 10; ++seed) {
+    handshake t(seed);
+    auto lose = t.w.net().add_rule([](const simasio::packet_view& p) {
+      return p.kind == simasio::packet_kind::tcp_ack && from_client(p) ? simasio::verdict::drop()
+                                                                       : simasio::verdict::pass();
+    });
+    boost::system::error_code read_ec;
+    char c = 0;
+    t.connect([&] {
+      t.client.async_read_some(net::buffer(&c, 1), [&](boost::system::error_code ec, std::size_t) { read_ec = ec; });
+    });
+    t.w.run_for(500ms);
+    t.acc.close();
+    t.w.run();
+    BOOST_TEST(t.accept_ec == net::error::operation_aborted);
+    BOOST_TEST(read_ec == net::error::connection_reset, "seed " << seed);
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()

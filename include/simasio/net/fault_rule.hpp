@@ -22,7 +22,9 @@ enum class packet_kind : std::uint8_t {
   tcp_rst,      ///< a reset (refused connect, dead connection)
   tcp_data,     ///< a TCP segment carrying stream bytes (payload: those bytes)
   tcp_fin,      ///< the end of one direction of a stream
-  tcp_ack,      ///< the acknowledgement of a segment, on the way back to its sender
+  tcp_ack,      ///< an acknowledgement: of a segment, on its way back to the sender, of the
+                ///< SYN-ACK (the handshake's last step, after which the listener accepts),
+                ///< or a keep-alive probe and its answer
 };
 
 /// Lower-case name of a kind ("udp", "tcp_data", ...).

@@ -30,13 +30,14 @@ struct wire_view {
 // packet from new_packet to drop; the protocol a packet is for reads it
 // when it arrives.
 struct packet {
-  enum class type : std::uint8_t { udp, syn, syn_ack, rst, segment };
-  static constexpr std::size_t type_count = 5;
+  // ack: the handshake's last step, the client's acknowledgement of the SYN-ACK.
+  enum class type : std::uint8_t { udp, syn, syn_ack, rst, segment, ack };
+  static constexpr std::size_t type_count = 6;
   type t = type::udp;
   std::uint64_t seq = 0;
   std::uint32_t from_host = 0, to_host = 0;
   net_endpoint from, to;
-  std::uint64_t conn = 0;   // segment, syn_ack, rst: connection id
+  std::uint64_t conn = 0;   // segment, syn_ack, ack, rst: connection id
   int side = 0;             // segment: sender side; rst: side it is for
   std::uint64_t sock = 0;   // syn, syn_ack, refusing rst: the connecting socket's id
   std::uint64_t nonce = 0;  // syn, syn_ack, refusing rst: which connect attempt
@@ -53,7 +54,7 @@ struct packet {
   wire_view facts() const noexcept {
     static constexpr packet_kind kinds[type_count] = {packet_kind::udp, packet_kind::tcp_syn,
                                                       packet_kind::tcp_syn_ack, packet_kind::tcp_rst,
-                                                      packet_kind::tcp_data};
+                                                      packet_kind::tcp_data, packet_kind::tcp_ack};
     const packet_kind k = t == type::segment && fin && data.empty() ? packet_kind::tcp_fin
                                                                     : kinds[static_cast<std::size_t>(t)];
     return {k, from_host, to_host, &from, &to, std::span<const char>(data.data(), data.size())};

@@ -130,6 +130,7 @@ struct socket_state {
   bool embryo = false;              // accepted by the network, not yet by the program
   int backlog = 0;
   fifo<std::uint64_t> accept_queue;  // ids of accepted, not yet taken sockets
+  std::vector<std::uint64_t> syn_queue;  // ids of half-open connections' sockets (SYN in, ACK not yet)
 
   // UDP
   fifo<datagram> datagrams;

@@ -45,8 +45,17 @@ class tcp_connection {
   std::unique_ptr<timed_event> keepalive[2];  // side i's keep-alive timer
   duration last_heard[2] = {};                // when side i last heard from the peer
   int probes[2] = {0, 0};                     // side i's unanswered keep-alive probes
-  bool established = false;
+  bool established = false;        // the client has the SYN-ACK: data may flow
   std::uint64_t client_nonce = 0;  // the connect attempt this connection answers
+  bool forgotten[2] = {false, false};  // side i's OS dropped the connection (reset, failure, power cut)
+  int closed_first = -1;           // the side whose FIN was queued first: it goes to TIME_WAIT
+  // The listener's side of the handshake, its SYN queue: until the client's
+  // ACK (or its first segment) arrives, the server's socket waits outside
+  // the accept queue and the SYN-ACK is retransmitted.
+  std::uint64_t listener = 0;  // the listening socket's id
+  bool half_open = false;
+  int synack_timeouts = 0;  // SYN-ACKs the clock has resent
+  std::unique_ptr<timed_event> synack_timer;  // owner: this connection
 };
 
 // TCP over the link layer: SYN, SYN-ACK and RST, segments with
@@ -64,6 +73,7 @@ class tcp_layer {
   duration user_timeout{std::chrono::minutes(15)};
   bool user_timeout_set = false;  // set by the scenario: the retransmission timer is clamped to it
   duration connect_timeout{std::chrono::seconds(127)};
+  int synack_retries = 5;  // net.ipv4.tcp_synack_retries: a half-open connection is dropped after 63 s
   tcp_buffers buffers;
 
   struct hooks {
@@ -108,12 +118,25 @@ class tcp_layer {
   static void on_syn_ack(void* self, packet& p);
   static void on_rst(void* self, packet& p);
   static void on_segment(void* self, packet& p);
+  static void on_ack(void* self, packet& p);
   static void on_release(void* self, std::uint32_t a, std::uint32_t b);
   void syn(packet& p);
   void syn_ack(packet& p);
   void rst(packet& p);
   void segment(packet& p);
+  void ack(packet& p);
   void send_syn(std::uint64_t sock_id);
+  void send_syn_ack(tcp_connection& c);
+  void send_ack(tcp_connection& c);
+  void syn_ack_timeout(tcp_connection& c);
+  // The client's ACK arrived: the server's socket moves from the SYN queue
+  // to the accept queue, unless that is full (then the SYN-ACK's next
+  // retransmission asks again, as on Linux). False if it did not move.
+  bool complete_handshake(tcp_connection& c);
+  // A half-open connection ends (retries exhausted, reset, listener gone):
+  // its server socket is deleted, and with reset the client hears an RST.
+  void drop_half_open(tcp_connection& c, bool reset);
+  void discard_embryo(std::uint64_t id, bool reset);
   void send_rst(std::uint32_t from_host, const net_endpoint& from, std::uint32_t to_host, const net_endpoint& to,
                 std::uint64_t conn, int to_side);
   void queue_data(tcp_connection& c, int side, std::vector<char> bytes);
@@ -130,6 +153,8 @@ class tcp_layer {
   void retreat(tcp_connection& c, int side, const packet& head, std::uint64_t reason);
   void abort_connection(socket_state& s, bool send_reset);
   void detach_connection(socket_state& s) noexcept;
+  void stop_channel(tcp_connection& c, int side) noexcept;
+  void lost_on_arrival(tcp_connection& c, int side, packet& p, std::uint64_t reason, bool retry);
   tcp_connection* find_connection(std::uint64_t id) const noexcept {
     return id != 0 && id <= connections_.size() ? connections_[id - 1].get() : nullptr;
   }

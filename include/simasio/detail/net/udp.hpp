@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <map>
 #include <span>
+#include <vector>
 
 namespace simasio::detail {
 
@@ -43,6 +44,7 @@ class udp_layer {
 
  private:
   static void deliver(void* self, packet& p);
+  void enqueue(socket_state& s, const net_endpoint& from, std::vector<char> data);
   void send_multicast(socket_state& s, std::uint32_t from, const net_endpoint& source, const net_endpoint& to,
                       std::span<const boost::asio::const_buffer> data, std::size_t size);
   packet* datagram_packet(std::uint32_t from, const net_endpoint& source, std::uint32_t to_host,
