@@ -4,6 +4,7 @@
 // idle connection and per host.
 #include "groups.hpp"
 #include "pairs.hpp"
+#include "../test/net/echo_ahead.hpp"
 
 #include <simasio/asio.hpp>
 #include <simasio/simasio.hpp>
@@ -133,6 +134,29 @@ double real_udp(std::size_t datagrams) {
   return static_cast<double>(received) / std::chrono::duration<double>(clock_type::now() - start).count();
 }
 
+// The echo client of test/net/echo_ahead.hpp: how many bytes its writes got
+// into the kernel's (or the simulation's) buffers before both sides stalled, or all.
+double real_echo_ahead(std::size_t n) {
+  namespace net = boost::asio;
+  net::io_context ioc(1);
+  const auto loopback = net::ip::make_address("127.0.0.1");
+  simasio_test::echo_ahead<net::ip::tcp::socket, net::ip::tcp::acceptor, net::io_context> e(ioc, ioc, {loopback, 0},
+                                                                                             loopback, n);
+  ioc.run_for(std::chrono::seconds(3));  // a hang is the outcome, not a failure
+  return static_cast<double>(e.written);
+}
+
+double sim_echo_ahead(std::size_t n) {
+  namespace net = simasio::asio;
+  simasio::world w(4);
+  auto& h = w.add_host("h");
+  const auto loopback = net::ip::make_address("127.0.0.1");
+  simasio_test::echo_ahead<net::ip::tcp::socket, net::ip::tcp::acceptor, net::io_context> e(
+      h.context(), h.context(), {loopback, 7}, loopback, n);
+  w.run();  // returns when nothing can happen any more
+  return static_cast<double>(e.written);
+}
+
 }  // namespace
 
 void network_rows(const settings& s, std::vector<row>& rows) {
@@ -146,6 +170,14 @@ void network_rows(const settings& s, std::vector<row>& rows) {
   const paired udp = paired_measured(s.quick ? 1 : 5, [&] { return sim_udp(datagrams); }, [&] { return real_udp(datagrams); });
   rows.push_back({"UDP datagrams delivered, 64 B; vs real loopback UDP (datagrams/s)", udp.a, udp.b, times(udp.ratio), "",
                   true, "/s"});
+
+  // Fidelity, not speed: the same echo-before-read deadlocks where Linux's does.
+  for (const std::size_t n : {std::size_t{4'000'000}, std::size_t{20'000'000}}) {
+    const double sim = sim_echo_ahead(n), real = real_echo_ahead(n);
+    rows.push_back({"TCP echo client writing " + std::to_string(n / 1'000'000) +
+                        " MB before reading: bytes written before both stall (or all); vs real loopback (bytes)",
+                    sim, real, times(sim / real), "", true, "B"});
+  }
 
   const auto [per_conn, per_host] = memory_per_connection_and_host(s.quick ? 1'000 : 10'000);
   rows.push_back({"heap per idle TCP connection, both ends (bytes)", per_conn, 0, "", "", true, "B"});

@@ -1,6 +1,8 @@
 // tcp_linux_test.cpp — TCP where real programs notice Linux: socket buffers
 // and their autotuning, SO_SNDBUF / SO_RCVBUF, the user timeout, keep-alive.
 // Each is compared with real Linux on 127.0.0.1 where loopback can show it.
+#include "echo_ahead.hpp"
+
 #include <simasio/asio.hpp>
 #include <simasio/simasio.hpp>
 
@@ -27,53 +29,12 @@ using keep_interval = boost::asio::detail::socket_option::integer<IPPROTO_TCP, T
 using keep_count = boost::asio::detail::socket_option::integer<IPPROTO_TCP, TCP_KEEPCNT>;
 using user_timeout = boost::asio::detail::socket_option::integer<IPPROTO_TCP, TCP_USER_TIMEOUT>;
 
-// An echo client that writes everything before reading anything, and a
-// server that echoes what it reads: on Linux it completes while the
-// buffers between them hold what the client writes ahead. The same code
-// runs on Asio's io_context (Io = boost::asio) and on simasio's.
-template <class Socket, class Acceptor, class Context>
-struct echo {
-  echo(Context& server_ctx, Context& client_ctx, typename Acceptor::endpoint_type at,
-       const boost::asio::ip::address& target, std::size_t n)
-      : acc(server_ctx, at), server(server_ctx), client(client_ctx), out(n, 'x'), in(n, '\0'), buf(65536) {
-    acc.async_accept(server, [this](boost::system::error_code ec) {
-      if (!ec) serve();
-    });
-    client.async_connect(typename Acceptor::endpoint_type(target, acc.local_endpoint().port()),
-                         [this](boost::system::error_code ec) {
-                           if (ec) return;
-                           boost::asio::async_write(client, boost::asio::buffer(out), [this](auto e, std::size_t) {
-                             if (e) return;
-                             boost::asio::async_read(client, boost::asio::buffer(in), [this](auto e2, std::size_t) {
-                               done = !e2 && in == out;
-                               boost::system::error_code ignored;
-                               client.close(ignored);  // the server's read ends: the context runs out of work
-                               server.close(ignored);
-                             });
-                           });
-                         });
-  }
-  void serve() {
-    server.async_read_some(boost::asio::buffer(buf), [this](boost::system::error_code ec, std::size_t m) {
-      if (ec) return;
-      boost::asio::async_write(server, boost::asio::buffer(buf.data(), m), [this](auto e, std::size_t) {
-        if (!e) serve();
-      });
-    });
-  }
-  Acceptor acc;
-  Socket server, client;
-  std::string out, in;
-  std::vector<char> buf;
-  bool done = false;
-};
-
 bool simulated_echo(std::uint64_t seed, std::size_t n, const simasio::tcp_buffers* sizes = nullptr) {
   simasio::world w(seed);
   if (sizes != nullptr) w.net().set_tcp_buffers(*sizes);
   auto& s = w.add_host("server");
   auto& c = w.add_host("client");
-  echo<tcp::socket, tcp::acceptor, net::io_context> e(s.context(), c.context(), tcp::endpoint(tcp::v4(), 7),
+  simasio_test::echo_ahead<tcp::socket, tcp::acceptor, net::io_context> e(s.context(), c.context(), tcp::endpoint(tcp::v4(), 7),
                                                       s.address(), n);
   w.run();  // returns when nothing can happen any more: done, or a deadlock
   return e.done;
@@ -85,7 +46,7 @@ bool real_echo(std::size_t n) {
   boost::asio::io_context io;
   using rtcp = boost::asio::ip::tcp;
   const auto loopback = boost::asio::ip::make_address("127.0.0.1");
-  echo<rtcp::socket, rtcp::acceptor, boost::asio::io_context> e(io, io, rtcp::endpoint(loopback, 0), loopback, n);
+  simasio_test::echo_ahead<rtcp::socket, rtcp::acceptor, boost::asio::io_context> e(io, io, rtcp::endpoint(loopback, 0), loopback, n);
   io.run_for(std::chrono::seconds(120));
   return e.done;
 }
