@@ -19,6 +19,13 @@ constexpr duration initial_rto = std::chrono::milliseconds(200);
 // window's worth of it, 10 segments at first.
 std::size_t segment_memory(std::size_t mss) { return std::bit_ceil(mss + 640) + 256; }
 constexpr std::size_t initial_window = 10;
+
+// The handshake is over for the listener's side (accepted or dropped): no
+// more SYN-ACKs.
+void end_handshake(world_core& core, tcp_connection& c) noexcept {
+  c.half_open = false;
+  if (c.synack_timer) core.cancel(*c.synack_timer);
+}
 }  // namespace
 
 tcp_layer::tcp_layer(link_layer& link, socket_table& table) : link_(link), core_(link.core()), table_(table) {
@@ -239,8 +246,7 @@ bool tcp_layer::complete_handshake(tcp_connection& c) {
     return false;
   }
   if (static_cast<int>(listener->accept_queue.size()) >= listener->backlog) return false;
-  c.half_open = false;
-  if (c.synack_timer) core_.cancel(*c.synack_timer);
+  end_handshake(core_, c);
   std::erase(listener->syn_queue, embryo->id);
   listener->accept_queue.push_back(embryo->id);
   link_.record(event_kind::tcp_connect, c.host[1], c.id, 1);
@@ -252,8 +258,7 @@ bool tcp_layer::complete_handshake(tcp_connection& c) {
 void tcp_layer::drop_half_open(tcp_connection& c, bool reset) {
   const std::uint64_t id = c.sock[1];
   if (socket_state* listener = table_.find(c.listener)) std::erase(listener->syn_queue, id);
-  c.half_open = false;
-  if (c.synack_timer) core_.cancel(*c.synack_timer);
+  end_handshake(core_, c);
   discard_embryo(id, reset);
 }
 
@@ -261,10 +266,7 @@ void tcp_layer::drop_half_open(tcp_connection& c, bool reset) {
 void tcp_layer::discard_embryo(std::uint64_t id, bool reset) {
   socket_state* e = table_.find(id);
   if (e == nullptr || !e->embryo) return;
-  if (tcp_connection* c = e->conn; c != nullptr && c->half_open) {
-    c->half_open = false;
-    if (c->synack_timer) core_.cancel(*c->synack_timer);
-  }
+  if (e->conn != nullptr) end_handshake(core_, *e->conn);
   abort_connection(*e, reset);
   table_.forget(id);
   delete e;
@@ -513,8 +515,9 @@ void tcp_layer::segment(packet& p) {
   // first one completes a handshake whose ACK was lost.
   if (p.side == 0 && c->half_open) complete_handshake(*c);
   socket_state* r = table_.find(c->sock[1 - p.side]);
-  if (r != nullptr && r->conn != c && !r->embryo) r = nullptr;  // the socket moved on (closed, reused)
-  if ((r == nullptr || !link_.host(p.to_host).up) && (!p.data.empty() || !p.fin)) {
+  if (r != nullptr && ((r->conn != c && !r->embryo) || !link_.host(p.to_host).up))
+    r = nullptr;  // the socket moved on (closed, reused), or its process is down
+  if (r == nullptr && (!p.data.empty() || !p.fin)) {
     // The receiving end is gone: its OS answers with a reset and
     // acknowledges nothing, so the sender retransmits until a reset
     // reaches it. (A lone FIN to a side that closed is acknowledged.)
@@ -528,7 +531,7 @@ void tcp_layer::segment(packet& p) {
   c->last_heard[0] = c->last_heard[1] = core_.now();  // the segment, and its acknowledgement
   if (socket_state* s = table_.find(c->sock[p.side]); s != nullptr && !s->send_pinned && !p.data.empty())
     s->send_buffer = std::min(buffers.send_max, s->send_buffer + 2 * segment_memory(p.data.size()));
-  if (r != nullptr && link_.host(p.to_host).up) {
+  if (r != nullptr) {
     r->rx.append(p.data.begin(), p.data.end());
     if (p.fin) r->rx_fin = true;
     ready(*r);

@@ -362,6 +362,14 @@ struct handshake {
 
 bool from_client(const simasio::packet_view& p) { return p.from_host == "client"; }
 
+// Counts the client's ACKs in `acks` and drops the first: the handshake's.
+simasio::rule_guard drop_first_client_ack(handshake& t, int& acks) {
+  return t.w.net().add_rule([&acks](const simasio::packet_view& p) {
+    return p.kind == simasio::packet_kind::tcp_ack && from_client(p) && ++acks == 1 ? simasio::verdict::drop()
+                                                                                    : simasio::verdict::pass();
+  });
+}
+
 }  // namespace
 
 // Regression: accept completed on the client's SYN, before the client knew
@@ -384,10 +392,7 @@ BOOST_AUTO_TEST_CASE(a_lost_ack_is_asked_for_again_by_the_syn_ack_retransmission
     // The client stays silent: the server's SYN-ACK, resent after 1 s, draws the ACK again.
     handshake t(seed);
     int acks = 0;
-    auto rule = t.w.net().add_rule([&](const simasio::packet_view& p) {
-      return p.kind == simasio::packet_kind::tcp_ack && from_client(p) && ++acks == 1 ? simasio::verdict::drop()
-                                                                                      : simasio::verdict::pass();
-    });
+    auto rule = drop_first_client_ack(t, acks);
     t.connect();
     t.w.run();
     BOOST_TEST(!t.accept_ec);
@@ -398,10 +403,7 @@ BOOST_AUTO_TEST_CASE(a_lost_ack_is_asked_for_again_by_the_syn_ack_retransmission
     // The client writes at once: its first segment completes the handshake, as on Linux.
     handshake t(seed);
     int acks = 0;
-    auto rule = t.w.net().add_rule([&](const simasio::packet_view& p) {
-      return p.kind == simasio::packet_kind::tcp_ack && from_client(p) && ++acks == 1 ? simasio::verdict::drop()
-                                                                                      : simasio::verdict::pass();
-    });
+    auto rule = drop_first_client_ack(t, acks);
     std::string got(5, '\0');
     t.connect([&] { net::async_write(t.client, net::buffer("hello", 5), [](auto, std::size_t) {}); });
     t.w.run_for(500ms);
