@@ -34,6 +34,9 @@ const char* to_string(event_kind k) noexcept {
     case event_kind::signal: return "signal";
     case event_kind::process_spawn: return "process_spawn";
     case event_kind::process_end: return "process_end";
+    case event_kind::disk_io: return "disk_io";
+    case event_kind::disk_fault: return "disk_fault";
+    case event_kind::disk_resolve: return "disk_resolve";
   }
   return "unknown";
 }
@@ -50,6 +53,46 @@ const char* to_string(drop_reason r) noexcept {
     case drop_reason::unreachable: return "unreachable";
     case drop_reason::held: return "held";
     case drop_reason::rule: return "rule";
+  }
+  return "unknown";
+}
+
+const char* to_string(disk_op o) noexcept {
+  switch (o) {
+    case disk_op::read: return "read";
+    case disk_op::write: return "write";
+    case disk_op::sync: return "sync";
+    case disk_op::resize: return "resize";
+    case disk_op::open: return "open";
+    case disk_op::rename: return "rename";
+    case disk_op::remove: return "remove";
+    case disk_op::sync_directory: return "sync_directory";
+  }
+  return "unknown";
+}
+
+const char* to_string(disk_fault_kind f) noexcept {
+  switch (f) {
+    case disk_fault_kind::read_error: return "read_error";
+    case disk_fault_kind::write_error: return "write_error";
+    case disk_fault_kind::sync_error: return "sync_error";
+    case disk_fault_kind::latent_sector: return "latent_sector";
+    case disk_fault_kind::misdirected: return "misdirected";
+    case disk_fault_kind::corruption: return "corruption";
+    case disk_fault_kind::no_space: return "no_space";
+    case disk_fault_kind::unreadable: return "unreadable";
+  }
+  return "unknown";
+}
+
+const char* to_string(disk_outcome o) noexcept {
+  switch (o) {
+    case disk_outcome::kept: return "kept";
+    case disk_outcome::lost: return "lost";
+    case disk_outcome::torn: return "torn";
+    case disk_outcome::entry_kept: return "entry_kept";
+    case disk_outcome::entry_lost: return "entry_lost";
+    case disk_outcome::written_back: return "written_back";
   }
   return "unknown";
 }
@@ -139,6 +182,11 @@ std::vector<trace_field> event_fields(const trace_event& e, const std::vector<st
     case event_kind::process_spawn: return {number("process", e.a)};
     case event_kind::process_end:
       return {number("process", e.a), text("how", e.b == 0 ? "returned" : e.b == 1 ? "threw" : "killed")};
+    case event_kind::disk_io: return {text("op", to_string(static_cast<disk_op>(e.a))), number("file", e.b)};
+    case event_kind::disk_fault:
+      return {text("fault", to_string(static_cast<disk_fault_kind>(e.a))), number("file", e.b)};
+    case event_kind::disk_resolve:
+      return {text("outcome", to_string(static_cast<disk_outcome>(e.a))), number("file", e.b)};
   }
   return {number("a", e.a), number("b", e.b)};  // a kind newer than this list
 }

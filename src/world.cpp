@@ -1,5 +1,8 @@
 // world.cpp — hosts, runs and lifetime of a world
 #include <simasio/world.hpp>
+#include <simasio/disk.hpp>
+#include <simasio/detail/disk/disk_model.hpp>
+#include <simasio/detail/file_service.hpp>
 
 #include <simasio/detail/access.hpp>
 #include <simasio/detail/current.hpp>
@@ -195,6 +198,14 @@ void host::crash_only(crash_kind kind) {
   // sockets close as the handlers' did above), the OS closes the rest.
   core.kill_processes(state_);
   detail::access::net(*world_).host_crashed(state_.id, kind == crash_kind::power);
+  // The OS closed the dead process's files above; a power cut also takes
+  // the page cache and whatever the disk had not made durable.
+  if (kind == crash_kind::power && state_.disk) state_.disk->power_cut();
+}
+
+simasio::disk& host::disk() {
+  if (!disk_) disk_.reset(new simasio::disk(detail::disk_of(detail::access::core(*world_), state_)));
+  return *disk_;
 }
 
 void host::crash(crash_kind kind) {

@@ -43,7 +43,8 @@ bool install_ssl_hooks();  // src/ssl.cpp
 world_core::world_core(const world_options& opts)
     : opts_(opts),
       streams_{rng(opts.seed, choice_purpose::scheduler, &tape_), rng(opts.seed, choice_purpose::network, &tape_),
-               rng(opts.seed, choice_purpose::user, &tape_), rng(opts.seed, choice_purpose::buggify, &tape_)},
+               rng(opts.seed, choice_purpose::user, &tape_), rng(opts.seed, choice_purpose::buggify, &tape_),
+               rng(opts.seed, choice_purpose::disk, &tape_)},
       entropy_(opts.seed ^ 0x5851F42D4C957F2DULL) {
 #if defined(SIMASIO_WITH_OPENSSL)
   install_ssl_hooks();  // OpenSSL's randomness and clock from the world (src/ssl.cpp)
@@ -93,6 +94,7 @@ void world_core::detach(context_state& ctx) noexcept {
   // context runnable again.
   ctx.stopped = true;
   make_unrunnable(ctx);
+  if (ctx.busy_end) cancel(*ctx.busy_end);
   while (!ctx.ready.empty()) {
     ctx.ready.pop()->destroy();
     --ctx.work;
@@ -115,7 +117,7 @@ bool before_head(std::uint64_t s, const context_state* c) noexcept { return s < 
 }  // namespace
 
 void world_core::make_runnable(context_state& ctx) {
-  if (ctx.runnable || ctx.ready.empty() || ctx.stopped || !ctx.host->up) return;
+  if (ctx.runnable || ctx.ready.empty() || ctx.stopped || ctx.busy || !ctx.host->up) return;
   const std::uint64_t seq = ctx.ready.front()->seq_;
   // runnable_ is ordered by head sequence number; a fresh head is usually
   // the youngest, so look from the back.
@@ -133,6 +135,22 @@ void world_core::make_unrunnable(context_state& ctx) noexcept {
   ctx.runnable = false;
 }
 
+void world_core::occupy(context_state& ctx, duration until) {
+  if (until <= now_) return;
+  if (!ctx.busy_end) ctx.busy_end = std::make_unique<timed_event>(&on_busy_end, &ctx);
+  ctx.busy = true;
+  make_unrunnable(ctx);
+  if (ctx.busy_end->scheduled() && ctx.busy_end->when() >= until) return;
+  ctx.busy_end->context_id = ctx.id;
+  schedule(*ctx.busy_end, until);
+}
+
+void world_core::on_busy_end(timed_event* ev) {
+  auto& ctx = *static_cast<context_state*>(ev->owner());
+  ctx.busy = false;
+  ctx.core->make_runnable(ctx);
+}
+
 void world_core::stop_context(context_state& ctx) noexcept {
   ctx.stopped = true;
   make_unrunnable(ctx);
@@ -147,6 +165,10 @@ void world_core::drop_host_work(host_state& host) noexcept {
   for (context_state* ctx : contexts_) {
     if (ctx == nullptr || ctx->host != &host) continue;
     make_unrunnable(*ctx);
+    if (ctx->busy) {  // the blocked thread died with its process
+      ctx->busy = false;
+      cancel(*ctx->busy_end);
+    }
     // The host is down, so whatever destroying these posts is dropped too.
     while (!ctx->ready.empty()) drop(*ctx, ctx->ready.pop());
     for (pending_source* src : ctx->sources) src->abandon();

@@ -24,6 +24,8 @@
 
 #include <simasio/any_io_executor.hpp>
 #include <simasio/basic_datagram_socket.hpp>
+#include <simasio/basic_random_access_file.hpp>
+#include <simasio/basic_stream_file.hpp>
 #include <simasio/basic_socket.hpp>
 #include <simasio/basic_socket_acceptor.hpp>
 #include <simasio/basic_stream_socket.hpp>
@@ -382,14 +384,14 @@ using boost::asio::readable_pipe;
 using boost::asio::writable_pipe;
 using boost::asio::connect_pipe;
 #endif  // defined(BOOST_ASIO_HAS_PIPE)
-#if defined(BOOST_ASIO_HAS_FILE)
-using boost::asio::file_base;
-using boost::asio::basic_file;
-using boost::asio::basic_random_access_file;
-using boost::asio::basic_stream_file;
-using boost::asio::random_access_file;
-using boost::asio::stream_file;
-#endif  // defined(BOOST_ASIO_HAS_FILE)
+// Files on the host's simulated disk (simasio/disk.hpp), whether or not
+// this Boost was built with io_uring file support.
+using simasio::file_base;
+using simasio::basic_file;
+using simasio::basic_random_access_file;
+using simasio::basic_stream_file;
+using simasio::random_access_file;
+using simasio::stream_file;
 
 // ---------------------------------------------------------------------------
 // Handler hooks (deprecated customisation points, kept for old handlers).

@@ -17,6 +17,7 @@ namespace simasio {
 
 class io_context;
 class world;
+class disk;
 namespace detail {
 struct access;
 }
@@ -84,6 +85,13 @@ class host {
   /// @throws config_error if drift_ppm <= -1'000'000.
   void set_clock(duration offset, double drift_ppm = 0.0);
 
+  /// The host's disk (simasio/disk.hpp), created on first use: where its
+  /// random_access_file and stream_file objects live. It is the machine's:
+  /// crash(process) keeps its page cache, crash(power) keeps only what was
+  /// synced (and, drawn per sector and entry, some of what was not), and
+  /// restart() finds it as the crash left it.
+  simasio::disk& disk();
+
  private:
   friend class world;
   friend struct detail::access;
@@ -96,6 +104,7 @@ class host {
   boost::asio::ip::address address_;
   std::unique_ptr<io_context> context_;
   std::function<void(host&)> boot_;
+  std::unique_ptr<simasio::disk> disk_;
 };
 
 }  // namespace simasio

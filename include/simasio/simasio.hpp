@@ -15,6 +15,10 @@
 //   basic_socket_acceptor.hpp     simulated sockets with Asio's members
 //   ip/tcp.hpp, ip/udp.hpp        protocol façades; ip/basic_resolver.hpp resolves host names
 //   connect.hpp                   connect/async_connect over endpoint sequences
+//   disk.hpp                      host::disk(): files and directories, page cache, power-loss
+//                                 model, disk_config (latency, queue, capacity, faults)
+//   file_base.hpp, basic_file.hpp, basic_random_access_file.hpp, basic_stream_file.hpp
+//                                 Asio's file classes on the host's simulated disk
 //   asio.hpp                      namespace simasio::asio: Asio's names with simasio's objects
 //   check/check.hpp               check (seed sweeps, parallel, sharded), shrinking, replay
 //   random/tape_file.hpp          choice tapes on disk (SIMASIO_TAPE)
@@ -28,12 +32,17 @@
 //   detail/access.hpp             simasio's own way into world, host and io_context internals
 //   detail/net/                   the network stack, bottom up: link (hosts, links, faults,
 //                                 packets), socket_table, udp, tcp, socket_ops (what sockets call)
+//   detail/disk/disk_model.hpp    the disk: namespace, inodes, unsynced changes, queue, faults
+//   detail/file_service.hpp       files of one io_context: pending operations, blocking calls
 //   detail/                       internals (operations, services, handler work, escapes)
 #ifndef SIMASIO_SIMASIO_HPP
 #define SIMASIO_SIMASIO_HPP
 
 #include <simasio/any_io_executor.hpp>
 #include <simasio/basic_datagram_socket.hpp>
+#include <simasio/basic_random_access_file.hpp>
+#include <simasio/basic_stream_file.hpp>
+#include <simasio/disk.hpp>
 #include <simasio/basic_signal_set.hpp>
 #include <simasio/basic_socket_acceptor.hpp>
 #include <simasio/basic_stream_socket.hpp>

@@ -5,9 +5,12 @@
 #include <simasio/detail/int128.hpp>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 namespace simasio::detail {
+
+class disk_model;
 
 struct host_state {
   std::uint32_t id = 0;  // creation order in its world
@@ -21,6 +24,7 @@ struct host_state {
   std::int64_t offset_ns = 0;  // host clock = world time + offset + drift
   std::int64_t drift_ppb = 0;  // parts per billion; > -1e9
   std::string name;
+  std::shared_ptr<disk_model> disk;  // its disk, created on first use; outlives crashes
 
   // The host's steady-clock reading at world time w (integer arithmetic
   // only; the drift term rounds toward minus infinity).

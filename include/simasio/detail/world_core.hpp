@@ -79,6 +79,10 @@ struct context_state {
   bool context_queried = false;
   void* real_scheduler = nullptr;
   std::uint64_t handlers_run = 0;  // steps taken; a process in run_one()/run() counts them
+  // A blocking call in one of its handlers (a file's sync_data()) holds the
+  // thread until busy_end fires: no handler of it runs before.
+  bool busy = false;
+  std::unique_ptr<timed_event> busy_end;
   // Processes (threads) blocked in run*() on it: two or more make it a pool,
   // as concurrency > 1 does (any ready handler may run next).
   mutable int runners = 0;
@@ -208,6 +212,10 @@ class world_core {
 
   void stop_context(context_state& ctx) noexcept;
   void restart_context(context_state& ctx);
+
+  // A blocking call made by a handler of ctx lasts until world time
+  // `until`: ctx runs nothing before then (its thread is in the call).
+  void occupy(context_state& ctx, duration until);
 
   // A process crash: ready and pending operations of the host's contexts
   // are destroyed without running.
@@ -339,7 +347,7 @@ class world_core {
     op->seq_ = ++op_seq_;
     const bool was_empty = ctx.ready.empty();
     ctx.ready.push(op);
-    if (was_empty && !ctx.stopped) {
+    if (was_empty && !ctx.stopped && !ctx.busy) {
       // Its head is the newest operation: the end keeps runnable_ ordered.
       ctx.runnable = true;
       runnable_.push_back(&ctx);
@@ -365,6 +373,7 @@ class world_core {
   void drive_real_objects(context_state& ctx);
   void poll_real_scheduler(context_state& ctx);
   static void on_real_timerfd(timed_event* ev);
+  static void on_busy_end(timed_event* ev);
   void sync_real_timerfds();
   void check_invariants();
   [[noreturn]] void throw_runaway();

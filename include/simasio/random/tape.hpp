@@ -17,10 +17,11 @@ enum class choice_purpose : std::uint8_t {
   network = 1,    ///< latency, loss, duplication, segment sizes
   user = 2,       ///< world::random() draws made by scenarios
   buggify = 3,    ///< simasio::buggify() site activation and firing
+  disk = 4,       ///< simulated disks: latencies, faults, what a power cut keeps
 };
 
 /// Number of purposes (sub-streams).
-inline constexpr std::size_t choice_purpose_count = 4;
+inline constexpr std::size_t choice_purpose_count = 5;
 
 /// Short lower-case name of a purpose ("scheduler", "network", ...).
 const char* to_string(choice_purpose) noexcept;

@@ -49,6 +49,45 @@ enum class event_kind : std::uint8_t {
                        ///< events whose context is process_context_base + its id
   process_end = 19,    ///< a process ended: a = process id, b = 0 returned, 1 threw, 2 killed by a crash
                        ///< or the world's end ("process", "how": "returned", "threw" or "killed")
+  disk_io = 20,        ///< a disk operation completed (or, for a blocking call, was made): a = disk_op,
+                       ///< b = file id, 0 for a directory ("op", "file")
+  disk_fault = 21,     ///< the disk injected a fault: a = disk_fault_kind, b = file id ("fault", "file")
+  disk_resolve = 22,   ///< a power cut settled what one unsynced change left on the medium: a =
+                       ///< disk_outcome, b = file id, 0 for a directory entry ("outcome", "file")
+};
+
+/// Which disk operation a disk_io event records: its a.
+enum class disk_op : std::uint8_t {
+  read = 1,
+  write = 2,
+  sync = 3,            ///< sync_all / sync_data
+  resize = 4,
+  open = 5,
+  rename = 6,
+  remove = 7,
+  sync_directory = 8,
+};
+
+/// Which fault a disk_fault event records: its a.
+enum class disk_fault_kind : std::uint8_t {
+  read_error = 1,       ///< a read failed with EIO (disk_config::read_error)
+  write_error = 2,      ///< a write failed with EIO, nothing written
+  sync_error = 3,       ///< a sync failed with EIO: its dirty data will never reach the medium
+  latent_sector = 4,    ///< a sector of a write will be unreadable on the medium until rewritten
+  misdirected = 5,      ///< a write reaches the medium at another sector of the file
+  corruption = 6,       ///< a bit of a write flips on its way to the medium
+  no_space = 7,         ///< a write or resize past disk_config::capacity
+  unreadable = 8,       ///< a read met a latent sector error (EIO)
+};
+
+/// What a power cut did to one unsynced change: disk_resolve's a.
+enum class disk_outcome : std::uint8_t {
+  kept = 1,           ///< the change reached the medium whole
+  lost = 2,           ///< none of it did
+  torn = 3,           ///< some of its sectors did
+  entry_kept = 4,     ///< an unsynced directory entry (create, rename, remove) survived
+  entry_lost = 5,     ///< it reverted to its state at the directory's last sync
+  written_back = 6,   ///< older than disk_config::dirty_expire: already written back
 };
 
 /// Why a packet was lost: net_drop's b.
@@ -74,6 +113,11 @@ enum class fault_kind : std::uint8_t {
   rule_added = 7,    ///< network::add_rule (world-wide)
   rule_removed = 8,  ///< a rule_guard removed its rule (world-wide)
 };
+
+/// Lower-case names of the disk enums ("write", "latent_sector", "torn", ...).
+const char* to_string(disk_op) noexcept;
+const char* to_string(disk_fault_kind) noexcept;
+const char* to_string(disk_outcome) noexcept;
 
 /// Lower-case name of a kind ("handler", "time_advance", ...).
 const char* to_string(event_kind) noexcept;

@@ -1,0 +1,154 @@
+// simasio/detail/disk/disk_model.hpp — one host's disk: namespace, page cache, medium, queue, faults
+#ifndef SIMASIO_DETAIL_DISK_DISK_MODEL_HPP
+#define SIMASIO_DETAIL_DISK_DISK_MODEL_HPP
+
+#include <simasio/world_options.hpp>
+#include <simasio/disk.hpp>
+#include <simasio/random/rng.hpp>
+#include <simasio/trace/trace.hpp>
+
+#include <boost/asio/buffer.hpp>
+#include <boost/system/error_code.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace simasio::detail {
+
+class world_core;
+struct host_state;
+
+// One write or resize since its file's last sync, as the medium would get
+// it: a write carries the page-cache content of every sector it touched,
+// taken right after it (a sector is written back whole, so a power cut
+// leaves one of these snapshots, never a mix of two).
+struct disk_change {
+  std::uint64_t first_sector = 0;
+  std::uint64_t sectors = 0;     // 0: a resize
+  std::uint64_t size_after = 0;  // the file's size once this change is applied
+  std::vector<std::byte> bytes;  // sectors [first_sector, first_sector + sectors), zeros past the end
+  std::int64_t at_ns = 0;        // world time written (write-back after dirty_expire)
+  // Faults below the page cache, drawn when written, felt when applied:
+  std::int64_t misdirect_to = -1;  // sector the snapshot lands at instead
+  std::int64_t corrupt_bit = -1;   // bit of bytes flipped on the medium
+  std::int64_t bad_sector = -1;    // sector left unreadable on the medium
+};
+
+// A file: what reads see (the page cache), what survives a power cut (the
+// medium), and the changes between them.
+struct inode {
+  std::uint64_t id = 0;
+  std::vector<std::byte> cache;
+  std::vector<std::byte> medium;
+  std::deque<disk_change> unsynced;
+  std::set<std::uint64_t> bad;          // unreadable sectors of the medium
+  std::set<std::uint64_t> uncached;     // bad sectors not in the page cache: reads of them fail
+  std::uint32_t links = 0;              // names in the live namespace
+  std::uint32_t durable_links = 0;      // names in the durable namespace
+  std::uint32_t open = 0;               // open files (handles)
+  std::uint32_t journal_refs = 0;       // unsynced directory operations naming it
+};
+
+// A create, rename or remove not yet durable: the directory entries it
+// sets (inode id, or 0 for "no entry"). A power cut keeps or loses it
+// whole (a rename is atomic), and keeps the earlier ones first, as a
+// metadata journal commits in order.
+struct dir_op {
+  std::vector<std::pair<std::string, std::uint64_t>> entries;
+};
+
+class disk_model {
+ public:
+  disk_model(world_core& core, host_state& host);
+  ~disk_model();
+  disk_model(const disk_model&) = delete;
+  disk_model& operator=(const disk_model&) = delete;
+
+  void configure(disk_config c);
+  const disk_config& config() const noexcept { return config_; }
+  const host_state& host() const noexcept { return host_; }
+  world_core& core() const noexcept { return core_; }
+
+  // ---- the namespace; effects at once --------------------------------------
+  // Opens (and with O_CREAT maybe creates) the file at path; counts one open.
+  std::shared_ptr<inode> open(const std::string& path, unsigned flags, boost::system::error_code& ec);
+  void close(inode& f) noexcept;
+  void rename(const std::string& from, const std::string& to, boost::system::error_code& ec);
+  void remove(const std::string& path, boost::system::error_code& ec);
+  void sync_directory(const std::string& dir, boost::system::error_code& ec);
+  bool exists(const std::string& path) const;
+  std::vector<std::string> list(const std::string& dir) const;
+  std::uint64_t file_size(const std::string& path, boost::system::error_code& ec) const;
+
+  // ---- data; effects at once -------------------------------------------------
+  std::size_t read(inode& f, std::uint64_t offset, const boost::asio::mutable_buffer* bufs, std::size_t n,
+                   boost::system::error_code& ec);
+  std::size_t write(inode& f, std::uint64_t offset, const boost::asio::mutable_buffer* bufs, std::size_t n,
+                    bool sync_after, boost::system::error_code& ec);
+  void resize(inode& f, std::uint64_t size, boost::system::error_code& ec);
+  void sync(inode& f, boost::system::error_code& ec);
+  std::uint64_t dirty_bytes(const inode& f) const noexcept;
+
+  // ---- time ---------------------------------------------------------------
+  // World time at which the disk finishes an operation started now moving
+  // `bytes`: the queue (iops, bandwidth) and a latency drawn for `op`.
+  duration finish_time(disk_op op, std::uint64_t bytes);
+  // A blocking call made now lasts until `until`: a process sleeps, a
+  // handler's context is busy, the test body does not wait.
+  void block_until(duration until);
+
+  // ---- power and cache -------------------------------------------------------
+  void power_cut();
+  void drop_caches();
+  std::uint64_t used() const noexcept;
+
+  // Normalised absolute path ("/a/b"); ec invalid_argument for an empty path.
+  static std::string normalize(const std::string& path, boost::system::error_code& ec);
+
+ private:
+  enum stream { latency_stream, error_stream, medium_stream, power_stream, stream_count };
+  rng& draw(stream s) noexcept { return streams_[s]; }
+  void record(event_kind k, std::uint64_t a, std::uint64_t b);
+  std::uint64_t sector_of(std::uint64_t byte) const noexcept { return byte / config_.sector_size; }
+  std::uint64_t allocated(std::uint64_t size) const noexcept;
+  bool fits(std::uint64_t old_size, std::uint64_t new_size) const noexcept;
+  void push_change(inode& f, disk_change c);
+  void write_back_expired(inode& f, bool at_power_cut);
+  // Writes change c to img (the medium, or a power cut's image of it);
+  // keep: per sector of c, 0 lost, 1 kept, 2 garbage (null: all kept).
+  void apply(inode& f, std::vector<std::byte>& img, const disk_change& c, const std::vector<std::uint8_t>* keep);
+  void fill_garbage(std::byte* p, std::size_t n) noexcept;
+  void garbage_from(std::vector<std::byte>& img, std::size_t old_size) noexcept;
+  void resolve(inode& f);
+  void set_entry(std::map<std::string, std::uint64_t>& names, const std::string& path, std::uint64_t id,
+                 bool durable);
+  void erase_entry(std::map<std::string, std::uint64_t>& names, const std::string& path, bool durable);
+  void collect(std::uint64_t id);
+  void journal(dir_op op);
+  inode* find(const std::map<std::string, std::uint64_t>& names, const std::string& path) const;
+  bool is_directory(const std::string& path) const;
+  bool under_file(const std::string& path) const;
+
+  world_core& core_;
+  host_state& host_;
+  disk_config config_;
+  rng streams_[stream_count];
+  xoshiro256 garbage_;  // bytes of never-written sectors: the seed's, off the tape
+  std::map<std::uint64_t, std::shared_ptr<inode>> inodes_;
+  std::uint64_t next_inode_ = 1;
+  std::map<std::string, std::uint64_t> names_;          // path -> inode: what the OS sees
+  std::map<std::string, std::uint64_t> durable_names_;  // as the medium holds them
+  std::deque<dir_op> journal_;                          // directory operations not yet durable, in order
+  duration next_start_{0};  // the device's next free start (iops)
+  duration channel_free_{0};  // when the transfer channel is free (bandwidth)
+};
+
+}  // namespace simasio::detail
+
+#endif  // SIMASIO_DETAIL_DISK_DISK_MODEL_HPP
