@@ -63,9 +63,10 @@ struct disk_config {
   /// power cut). False: a torn write may also leave a sector of garbage,
   /// for programs that checksum their records.
   bool atomic_sectors = true;
-  /// Unsynced data older than this has been written back by the OS and
-  /// survives a power cut (Linux's vm.dirty_expire_centisecs: 30 s);
-  /// duration::max(): only a sync makes data durable.
+  /// Unsynced data and directory operations older than this have been
+  /// written back (committed) by the OS and survive a power cut (Linux's
+  /// vm.dirty_expire_centisecs: 30 s); duration::max(): only a sync makes
+  /// anything durable.
   duration dirty_expire{std::chrono::seconds(30)};
 
   /// A configuration drawn from @p r, for swarm testing: timing, capacity,

@@ -173,6 +173,7 @@ void disk_model::collect(std::uint64_t id) {
 }
 
 void disk_model::journal(dir_op op) {
+  op.at_ns = core_.now().count();
   for (const auto& [path, id] : op.entries)
     if (id != 0) ++inodes_.at(id)->journal_refs;
   journal_.push_back(std::move(op));
@@ -643,9 +644,14 @@ void disk_model::resolve(inode& f) {
 
 void disk_model::power_cut() {
   // Directory operations: the journal keeps a prefix of the unsynced ones
-  // (drawn: how many are lost from the end; the polite 0 keeps them all).
+  // (drawn: how many are lost from the end; the polite 0 keeps them all),
+  // at least those the OS committed already.
   const std::size_t n = journal_.size();
-  const std::size_t lost = static_cast<std::size_t>(draw(power_stream).below(n + 1));
+  std::size_t committed = 0;  // by the OS's periodic commit: as old as dirty_expire
+  if (config_.dirty_expire != duration::max())
+    while (committed < n && journal_[committed].at_ns <= core_.now().count() - config_.dirty_expire.count())
+      ++committed;
+  const std::size_t lost = static_cast<std::size_t>(draw(power_stream).below(n - committed + 1));
   for (std::size_t i = 0; i < n; ++i) {
     const bool kept = i < n - lost;
     std::uint64_t named = 0;

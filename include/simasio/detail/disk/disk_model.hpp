@@ -58,9 +58,11 @@ struct inode {
 // A create, rename or remove not yet durable: the directory entries it
 // sets (inode id, or 0 for "no entry"). A power cut keeps or loses it
 // whole (a rename is atomic), and keeps the earlier ones first, as a
-// metadata journal commits in order.
+// metadata journal commits in order; one older than dirty_expire was
+// committed by the OS already.
 struct dir_op {
   std::vector<std::pair<std::string, std::uint64_t>> entries;
+  std::int64_t at_ns = 0;  // world time made
 };
 
 class disk_model {
