@@ -12,5 +12,6 @@ void raft_rows(const settings&, std::vector<row>&);     // seeds/s of the Raft s
 void scale_rows(const settings&, std::vector<row>&);    // gossip over 10, 100, 1000 hosts
 void cost_rows(const settings&, std::vector<row>&);     // trace hashing, tape, log ring on/off
 void process_rows(const settings&, std::vector<row>&);  // simulated processes: switch cost, blocking clients
+void disk_rows(const settings&, std::vector<row>&);     // simulated files vs real files on tmpfs, memory
 
 }  // namespace bench

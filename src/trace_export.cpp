@@ -143,13 +143,18 @@ h1 { font-size: 14px; margin: 8px; }
 .crash { fill: #d22; }
 .restart { fill: #2a2; }
 .step { fill: #bbb; }
+.disk-fault { fill: #e60; font-weight: bold; text-anchor: middle; }
+.disk-label { font-size: 10px; }
+.kept { fill: #2a2; } .lost { fill: #d22; } .torn { fill: #e90; }
 </style></head><body>
 <h1>)" << html_escape(title)
       << R"(</h1>
 <p style="margin:8px">Hosts are lanes, virtual time runs down the page (one row per instant),
 arrows are packets from send to delivery; <span style="color:#d22">&#x2715;</span> a drop and its reason,
 <span style="color:#e90">&#x2687;</span> a duplicate, dashed lines topology changes,
-red and green bars crashes and restarts. Hover a mark for its event.</p>
+red and green bars crashes and restarts, <span style="color:#e60">&#x26a0;</span> a disk fault, and
+<span style="color:#2a2">&#x25a0;</span>/<span style="color:#d22">&#x25a0;</span>/<span style="color:#e90">&#x25a0;</span>
+what a power cut did to each unsynced write or directory entry (kept, lost, torn). Hover a mark for its event.</p>
 )";
   if (omitted != 0) out << "<p style=\"margin:8px\"><b>" << html_escape(omitted_note(omitted, events.size())) << "</b></p>\n";
   out << R"(<div id="diagram"></div>
@@ -230,6 +235,15 @@ const data = {"hosts":[)";
     else if (kind === "restart" && host >= 0)
       titled(add("rect", {class: "restart", x: laneX(host) - 6, y: rowY(t) - 4, width: 12, height: 8}), label);
     else if (kind === "handler" && host >= 0) titled(add("circle", {class: "step", cx: laneX(host), cy: rowY(t), r: 2}), label);
+    else if (kind === "disk_fault" && host >= 0) {
+      titled(add("text", {class: "disk-fault", x: laneX(host), y: rowY(t) + 4}, "\u26a0"), label);
+      add("text", {class: "disk-label disk-fault", x: laneX(host) + 10, y: rowY(t) + 4, "text-anchor": "start"}, f.fault);
+    } else if (kind === "disk_resolve" && host >= 0) {
+      const k = labelsAt.get("d" + host + "@" + t) || 0;  // several changes settled at one cut: side by side
+      labelsAt.set("d" + host + "@" + t, k + 1);
+      const cls = /lost/.test(f.outcome) ? "lost" : f.outcome === "torn" ? "torn" : "kept";
+      titled(add("rect", {class: cls, x: laneX(host) + 10 + 7 * k, y: rowY(t) - 3, width: 6, height: 6}), label);
+    }
   }
   document.getElementById("diagram").appendChild(svg);
 })();

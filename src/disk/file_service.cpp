@@ -58,7 +58,6 @@ void file_service::construct(file_impl& impl, io_context& ctx, const char* kind)
 }
 
 void file_service::destroy(file_impl& impl) noexcept {
-  boost::system::error_code ignored;
   if (impl.ctx->core != nullptr && impl.file) {
     // Cancelled operations still complete (with operation_aborted), as Asio's do.
     while (impl.head != nullptr) cancel_op(*impl.head);

@@ -253,4 +253,31 @@ BOOST_AUTO_TEST_CASE(tcp_events_name_the_connection_and_the_error) {
   BOOST_TEST(has(lines_of_kind(e, "handler").at(0), "\"context\":"));
 }
 
+BOOST_AUTO_TEST_CASE(disk_faults_and_power_cut_outcomes_are_named_in_every_export) {
+  simasio::world w(recording());
+  auto& a = w.add_host("alice");
+  simasio::disk_config cfg;
+  cfg.write_error = 1.0;
+  a.disk().configure(cfg);
+  simasio::random_access_file f(a.context(), "/f", simasio::file_base::read_write |
+                                                     simasio::file_base::create);
+  a.disk().sync_directory("/");
+  boost::system::error_code ec;
+  f.write_some_at(0, boost::asio::buffer("x", 1), ec);
+  BOOST_TEST(ec == boost::system::errc::io_error);
+  a.disk().configure({});
+  f.write_some_at(0, boost::asio::buffer("y", 1));
+  a.crash(simasio::crash_kind::power);
+  const exported e = export_run(w, "disk");
+  const auto faults = lines_of_kind(e, "disk_fault");
+  BOOST_REQUIRE(faults.size() == 1u);
+  BOOST_TEST(has(faults[0], R"("fault":"write_error")"), faults[0]);
+  const auto resolved = lines_of_kind(e, "disk_resolve");
+  BOOST_REQUIRE(resolved.size() == 1u);  // the one write that reached the page cache
+  BOOST_TEST(has(resolved[0], R"("outcome":")"), resolved[0]);
+  BOOST_TEST(has(e.html, R"("fault":"write_error")"));
+  BOOST_TEST(has(e.chrome, "disk_resolve"));
+  for (const std::string* text : {&e.jsonl, &e.chrome, &e.html}) BOOST_TEST(!has(*text, "\"a\":"));
+}
+
 BOOST_AUTO_TEST_SUITE_END()
