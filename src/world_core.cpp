@@ -488,8 +488,8 @@ void world_core::from_dead_process(const context_state& ctx, const char* what) c
                     "' was used after the host restarted, but it belonged to the process that died in the " +
                     (h.power_crash ? "power" : "process") + " crash at t=" +
                     format_time(duration(h.crashed_at_ns)) +
-                    "; a crash takes the process's sockets, acceptors and timers with it: create new ones in the "
-                    "host's on_boot (or after restart()) and drop the old ones when the host crashes");
+                    "; a crash takes the process's sockets, acceptors, timers and open files with it: create new "
+                    "ones in the host's on_boot (or after restart()) and drop the old ones when the host crashes");
 }
 
 void world_core::check_escapes() {

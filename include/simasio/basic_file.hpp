@@ -29,7 +29,7 @@ namespace detail {
 /// @par Determinism
 /// Opening, closing, size() and cancel() draw nothing. resize(),
 /// sync_all() and sync_data() draw one latency from the disk's latency
-/// stream, sync_* also a sync_error chance from its error stream. They are
+/// stream, sync_* also a sync_error chance from its own stream. They are
 /// blocking calls: in a handler they complete at once and keep the
 /// handler's context busy (no handler of it runs) until the disk would have
 /// finished; in a process they suspend it that long; from the test body

@@ -96,8 +96,8 @@ class basic_random_access_file : public basic_file<Executor> {
   ///
   /// @par Determinism
   /// Draws a latency (the disk's latency stream) when started; when the disk
-  /// gets to it, write_error from the error stream and the medium faults
-  /// (latent_sector_error, misdirected_write, corruption) from the medium stream.
+  /// gets to it, write_error and each medium fault (latent_sector_error,
+  /// misdirected_write, corruption), each family from its own stream.
   template <typename ConstBufferSequence,
             typename WriteToken = boost::asio::default_completion_token_t<executor_type>>
   auto async_write_some_at(std::uint64_t offset, const ConstBufferSequence& buffers,
@@ -134,7 +134,7 @@ class basic_random_access_file : public basic_file<Executor> {
   /// terminal, partial and total: completes with operation_aborted, nothing read.
   ///
   /// @par Determinism
-  /// Draws a latency when started and read_error from the error stream when
+  /// Draws a latency when started and read_error from its own stream when
   /// the disk gets to it; the data is what the file holds at that moment.
   template <typename MutableBufferSequence,
             typename ReadToken = boost::asio::default_completion_token_t<executor_type>>

@@ -109,8 +109,8 @@ class basic_stream_file : public basic_file<Executor> {
   ///
   /// @par Determinism
   /// Draws a latency (the disk's latency stream) when started; when the disk
-  /// gets to it, write_error from the error stream and the medium faults
-  /// (latent_sector_error, misdirected_write, corruption) from the medium stream.
+  /// gets to it, write_error and each medium fault (latent_sector_error,
+  /// misdirected_write, corruption), each family from its own stream.
   template <typename ConstBufferSequence,
             typename WriteToken = boost::asio::default_completion_token_t<executor_type>>
   auto async_write_some(const ConstBufferSequence& buffers,
@@ -147,7 +147,7 @@ class basic_stream_file : public basic_file<Executor> {
   /// terminal, partial and total: completes with operation_aborted, nothing read.
   ///
   /// @par Determinism
-  /// Draws a latency when started and read_error from the error stream when
+  /// Draws a latency when started and read_error from its own stream when
   /// the disk gets to it.
   template <typename MutableBufferSequence,
             typename ReadToken = boost::asio::default_completion_token_t<executor_type>>

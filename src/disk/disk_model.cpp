@@ -43,16 +43,23 @@ duration draw_latency(rng& r, duration lo, duration hi, const std::function<dura
 
 bool power_of_two(std::size_t n) noexcept { return n != 0 && (n & (n - 1)) == 0; }
 
+// Each family of the disk's draws has a stream of its own, derived from the
+// seed and the host's name (not its creation order).
+rng stream_for(world_core& core, const host_state& host, unsigned family) {
+  return rng(core.options().seed ^ name_hash(host.name) ^ (0x9E3779B97F4A7C15ULL * (family + 1)), choice_purpose::disk,
+             &core.tape());
+}
+
 }  // namespace
 
 disk_model::disk_model(world_core& core, host_state& host)
     : core_(core),
       host_(host),
-      streams_{rng(core.options().seed ^ name_hash(host.name) ^ 0x1111, choice_purpose::disk, &core.tape()),
-               rng(core.options().seed ^ name_hash(host.name) ^ 0x2222, choice_purpose::disk, &core.tape()),
-               rng(core.options().seed ^ name_hash(host.name) ^ 0x3333, choice_purpose::disk, &core.tape()),
-               rng(core.options().seed ^ name_hash(host.name) ^ 0x4444, choice_purpose::disk, &core.tape())},
-      garbage_(core.options().seed ^ name_hash(host.name) ^ 0x9E3779B97F4A7C15ULL) {}
+      streams_{stream_for(core, host, latency_stream),    stream_for(core, host, read_error_stream),
+               stream_for(core, host, write_error_stream), stream_for(core, host, sync_error_stream),
+               stream_for(core, host, latent_stream),      stream_for(core, host, misdirect_stream),
+               stream_for(core, host, corruption_stream),  stream_for(core, host, power_stream)},
+      garbage_(core.options().seed ^ name_hash(host.name) ^ 0xD1B54A32D192ED03ULL) {}
 
 disk_model::~disk_model() = default;
 
@@ -346,7 +353,7 @@ std::size_t disk_model::read(inode& f, std::uint64_t offset, const boost::asio::
     ec = boost::asio::error::eof;
     return 0;
   }
-  if (draw(error_stream).chance(config_.read_error)) {
+  if (draw(read_error_stream).chance(config_.read_error)) {
     record(event_kind::disk_fault, static_cast<std::uint64_t>(disk_fault_kind::read_error), f.id);
     ec = posix(errc::io_error);
     return 0;
@@ -377,7 +384,7 @@ std::size_t disk_model::write(inode& f, std::uint64_t offset, const boost::asio:
   std::size_t total = 0;
   for (std::size_t i = 0; i < n; ++i) total += bufs[i].size();
   if (total == 0) return 0;
-  if (draw(error_stream).chance(config_.write_error)) {
+  if (draw(write_error_stream).chance(config_.write_error)) {
     record(event_kind::disk_fault, static_cast<std::uint64_t>(disk_fault_kind::write_error), f.id);
     ec = posix(errc::io_error);
     return 0;
@@ -408,12 +415,11 @@ std::size_t disk_model::write(inode& f, std::uint64_t offset, const boost::asio:
   std::memcpy(c.bytes.data(), f.cache.data() + from, static_cast<std::size_t>(to - from));
   // The page now in the cache is read from there, not from a bad sector.
   for (std::uint64_t s = c.first_sector; s < c.first_sector + c.sectors; ++s) f.uncached.erase(s);
-  rng& medium = draw(medium_stream);
-  if (medium.chance(config_.latent_sector_error)) {
-    c.bad_sector = static_cast<std::int64_t>(c.first_sector + medium.below(c.sectors));
+  if (rng& latent = draw(latent_stream); latent.chance(config_.latent_sector_error)) {
+    c.bad_sector = static_cast<std::int64_t>(c.first_sector + latent.below(c.sectors));
     record(event_kind::disk_fault, static_cast<std::uint64_t>(disk_fault_kind::latent_sector), f.id);
   }
-  if (medium.chance(config_.misdirected_write)) {
+  if (rng& medium = draw(misdirect_stream); medium.chance(config_.misdirected_write)) {
     const std::uint64_t file_sectors = (new_size + ss - 1) / ss;
     // Somewhere else in the file where the whole snapshot fits.
     const std::uint64_t slots = file_sectors - c.sectors + 1;
@@ -424,8 +430,8 @@ std::size_t disk_model::write(inode& f, std::uint64_t offset, const boost::asio:
       record(event_kind::disk_fault, static_cast<std::uint64_t>(disk_fault_kind::misdirected), f.id);
     }
   }
-  if (medium.chance(config_.corruption)) {
-    c.corrupt_bit = static_cast<std::int64_t>(medium.below(c.bytes.size() * 8));
+  if (rng& corrupt = draw(corruption_stream); corrupt.chance(config_.corruption)) {
+    c.corrupt_bit = static_cast<std::int64_t>(corrupt.below(c.bytes.size() * 8));
     record(event_kind::disk_fault, static_cast<std::uint64_t>(disk_fault_kind::corruption), f.id);
   }
   push_change(f, std::move(c));
@@ -481,7 +487,7 @@ std::uint64_t disk_model::dirty_bytes(const inode& f) const noexcept {
 void disk_model::sync(inode& f, boost::system::error_code& ec) {
   ec.clear();
   record(event_kind::disk_io, static_cast<std::uint64_t>(disk_op::sync), f.id);
-  if (draw(error_stream).chance(config_.sync_error)) {
+  if (draw(sync_error_stream).chance(config_.sync_error)) {
     // Linux marks the pages clean after a failed write-back: the data stays
     // in the cache, never reaches the medium, and the next fsync succeeds.
     record(event_kind::disk_fault, static_cast<std::uint64_t>(disk_fault_kind::sync_error), f.id);

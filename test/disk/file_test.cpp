@@ -363,4 +363,49 @@ BOOST_AUTO_TEST_CASE(a_bad_disk_config_is_refused_with_the_reason) {
   BOOST_CHECK_THROW(a.disk().configure(cfg), simasio::usage_error);
 }
 
+// Code written against Asio's file classes, as their documentation spells
+// them: an explicit executor type, rebind_executor, and a default token.
+BOOST_AUTO_TEST_CASE(asio_style_file_declarations_compile_and_run_with_the_alias_switch) {
+  using file_type = net::basic_random_access_file<net::io_context::executor_type>;
+  using awaitable_file = net::use_awaitable_t<>::as_default_on_t<net::stream_file>;
+  static_assert(std::is_same_v<file_type::rebind_executor<boost::asio::any_io_executor>::other, net::random_access_file>);
+  static_assert(std::is_same_v<net::stream_file::executor_type, boost::asio::any_io_executor>);
+  simasio::world w;
+  auto& a = w.add_host("a");
+  file_type f(a.context().get_executor(), "/typed", net::file_base::read_write | net::file_base::create);
+  net::random_access_file g(std::move(f));  // converting move, as Asio's
+  BOOST_TEST(g.is_open());
+  std::string got;
+  net::co_spawn(
+      a.context(),
+      [&]() -> net::awaitable<void> {
+        awaitable_file out(co_await net::this_coro::executor, "/typed2",
+                           net::file_base::write_only | net::file_base::create);
+        co_await out.async_write_some(net::buffer(std::string("default token")));
+        awaitable_file in(co_await net::this_coro::executor, "/typed2", net::file_base::read_only);
+        std::vector<char> buf(13);
+        const std::size_t n = co_await in.async_read_some(net::buffer(buf));
+        got.assign(buf.data(), n);
+      },
+      net::detached);
+  w.run();
+  BOOST_TEST(got == "default token");
+}
+
+BOOST_AUTO_TEST_CASE(a_file_used_after_its_process_crashed_names_the_crash) {
+  simasio::world w;
+  auto& a = w.add_host("a");
+  net::random_access_file f(a.context(), "/f", net::file_base::read_write | net::file_base::create);
+  a.crash();
+  a.restart();
+  try {
+    f.size();
+    BOOST_FAIL("a file of a dead process was usable");
+  } catch (const simasio::usage_error& e) {
+    const std::string what = e.what();
+    BOOST_TEST(what.find("random_access_file") != std::string::npos, what);
+    BOOST_TEST(what.find("crash") != std::string::npos, what);
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -114,7 +114,17 @@ class disk_model {
   static std::string normalize(const std::string& path, boost::system::error_code& ec);
 
  private:
-  enum stream { latency_stream, error_stream, medium_stream, power_stream, stream_count };
+  enum stream : unsigned {
+    latency_stream,
+    read_error_stream,
+    write_error_stream,
+    sync_error_stream,
+    latent_stream,
+    misdirect_stream,
+    corruption_stream,
+    power_stream,
+    stream_count
+  };
   rng& draw(stream s) noexcept { return streams_[s]; }
   void record(event_kind k, std::uint64_t a, std::uint64_t b);
   std::uint64_t sector_of(std::uint64_t byte) const noexcept { return byte / config_.sector_size; }
