@@ -182,7 +182,16 @@ void host::on_boot(std::function<void(host&)> boot_fn) {
 }
 
 void host::crash_only(crash_kind kind) {
-  if (!state_.up) return;
+  if (!state_.up) {
+    // Down after a process crash, the machine still had its page cache: a
+    // power cut now takes it. (The network side of such a host is left as
+    // the process crash left it.)
+    if (kind == crash_kind::power && state_.disk && !state_.power_crash) {
+      state_.power_crash = true;
+      state_.disk->power_cut();
+    }
+    return;
+  }
   state_.up = false;
   state_.powered = kind != crash_kind::power;
   ++state_.incarnation;

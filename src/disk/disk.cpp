@@ -5,6 +5,7 @@
 #include <simasio/detail/disk/disk_model.hpp>
 #include <simasio/detail/file_service.hpp>
 #include <simasio/detail/world_core.hpp>
+#include <simasio/error.hpp>
 #include <simasio/host.hpp>
 
 #include <boost/system/system_error.hpp>
@@ -15,6 +16,14 @@ namespace {
 void throw_disk_error(const boost::system::error_code& ec, const char* what, const std::string& path) {
   if (ec) throw boost::system::system_error(ec, std::string("disk ") + what + " '" + path + "'");
 }
+
+// A process being killed by its host's crash changes nothing on the disk.
+void check_caller(detail::disk_model& m, const char* what, const std::string& path) {
+  detail::world_core& core = m.core();
+  if (core.in_process() && !core.may_block())
+    throw boost::system::system_error(error::host_down, std::string("simasio: disk ") + what + " '" + path +
+                                                             "' from a process its host's crash is ending");
+}
 }  // namespace
 
 disk::~disk() = default;
@@ -23,7 +32,8 @@ void disk::configure(disk_config config) { model_->configure(std::move(config));
 const disk_config& disk::config() const noexcept { return model_->config(); }
 
 void disk::rename(const std::string& from, const std::string& to) {
-  const duration due = model_->finish_time(disk_op::rename, 0);
+  check_caller(*model_, "rename", from);
+  const duration due = model_->blocking_finish(disk_op::rename, 0);
   boost::system::error_code ec;
   model_->rename(from, to, ec);
   throw_disk_error(ec, "rename", from);
@@ -31,7 +41,8 @@ void disk::rename(const std::string& from, const std::string& to) {
 }
 
 void disk::remove(const std::string& path) {
-  const duration due = model_->finish_time(disk_op::remove, 0);
+  check_caller(*model_, "remove", path);
+  const duration due = model_->blocking_finish(disk_op::remove, 0);
   boost::system::error_code ec;
   model_->remove(path, ec);
   throw_disk_error(ec, "remove", path);
@@ -39,7 +50,8 @@ void disk::remove(const std::string& path) {
 }
 
 void disk::sync_directory(const std::string& dir) {
-  const duration due = model_->finish_time(disk_op::sync_directory, 0);
+  check_caller(*model_, "sync_directory", dir);
+  const duration due = model_->blocking_finish(disk_op::sync_directory, 0);
   boost::system::error_code ec;
   model_->sync_directory(dir, ec);
   throw_disk_error(ec, "sync_directory", dir);

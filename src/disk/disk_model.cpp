@@ -139,6 +139,19 @@ bool disk_model::is_directory(const std::string& path) const {
   return it != names_.end() && it->first.compare(0, prefix.size(), prefix) == 0;
 }
 
+// A directory the program may still sync: it has entries, or had some that
+// are not yet durably gone (its last file was just removed).
+bool disk_model::known_directory(const std::string& dir) const {
+  if (is_directory(dir)) return true;
+  const std::string prefix = dir + "/";
+  const auto it = durable_names_.lower_bound(prefix);
+  if (it != durable_names_.end() && it->first.compare(0, prefix.size(), prefix) == 0) return true;
+  for (const dir_op& op : journal_)
+    for (const auto& entry : op.entries)
+      if (entry.first.compare(0, prefix.size(), prefix) == 0) return true;
+  return false;
+}
+
 bool disk_model::under_file(const std::string& path) const {
   for (std::string p = parent_of(path); p != "/"; p = parent_of(p))
     if (names_.count(p) != 0) return true;
@@ -280,29 +293,34 @@ void disk_model::sync_directory(const std::string& raw, boost::system::error_cod
     ec = posix(errc::not_a_directory);
     return;
   }
+  if (!known_directory(dir)) {
+    ec = posix(errc::no_such_file_or_directory);
+    return;
+  }
   record(event_kind::disk_io, static_cast<std::uint64_t>(disk_op::sync_directory), 0);
-  // The entries of dir become durable; an operation's entries elsewhere
-  // (the other side of a rename) stay pending with it.
+  // A journal commits in order: every operation up to the last one that
+  // touched dir becomes durable, whole (a rename out of dir with it).
+  std::size_t upto = 0;
+  for (std::size_t i = 0; i < journal_.size(); ++i)
+    for (const auto& entry : journal_[i].entries)
+      if (parent_of(entry.first) == dir) upto = i + 1;
+  commit(upto);
+}
+
+void disk_model::commit(std::size_t n) {
   std::vector<std::uint64_t> released;
-  for (dir_op& op : journal_) {
-    auto& entries = op.entries;
-    for (auto e = entries.begin(); e != entries.end();) {
-      if (parent_of(e->first) != dir) {
-        ++e;
-        continue;
-      }
-      if (e->second != 0) {
-        set_entry(durable_names_, e->first, e->second, true);
-        --inodes_.at(e->second)->journal_refs;
-        released.push_back(e->second);
+  for (std::size_t i = 0; i < n; ++i) {
+    for (const auto& [path, id] : journal_[i].entries) {
+      if (id != 0) {
+        set_entry(durable_names_, path, id, true);
+        --inodes_.at(id)->journal_refs;
+        released.push_back(id);
       } else {
-        erase_entry(durable_names_, e->first, true);
+        erase_entry(durable_names_, path, true);
       }
-      e = entries.erase(e);
     }
   }
-  journal_.erase(std::remove_if(journal_.begin(), journal_.end(), [](const dir_op& op) { return op.entries.empty(); }),
-                 journal_.end());
+  journal_.erase(journal_.begin(), journal_.begin() + static_cast<std::ptrdiff_t>(n));
   for (std::uint64_t id : released) collect(id);
 }
 
@@ -384,6 +402,24 @@ std::size_t disk_model::write(inode& f, std::uint64_t offset, const boost::asio:
   std::size_t total = 0;
   for (std::size_t i = 0; i < n; ++i) total += bufs[i].size();
   if (total == 0) return 0;
+  if (offset > max_file_size || total > max_file_size - offset) {
+    ec = posix(errc::file_too_large);  // EFBIG: past what the file system holds
+    return 0;
+  }
+  // A partial write into a sector the cache lost and the medium cannot
+  // give back fails, as the kernel's read-modify-write of the page would.
+  if (!f.uncached.empty()) {
+    const std::uint64_t ss = config_.sector_size;
+    for (const std::uint64_t edge : {offset, offset + total - 1}) {
+      const std::uint64_t s = sector_of(edge);
+      const bool whole = offset <= s * ss && offset + total >= (s + 1) * ss;
+      if (!whole && f.uncached.count(s) != 0) {
+        record(event_kind::disk_fault, static_cast<std::uint64_t>(disk_fault_kind::unreadable), f.id);
+        ec = posix(errc::io_error);
+        return 0;
+      }
+    }
+  }
   if (draw(write_error_stream).chance(config_.write_error)) {
     record(event_kind::disk_fault, static_cast<std::uint64_t>(disk_fault_kind::write_error), f.id);
     ec = posix(errc::io_error);
@@ -431,7 +467,7 @@ std::size_t disk_model::write(inode& f, std::uint64_t offset, const boost::asio:
     }
   }
   if (rng& corrupt = draw(corruption_stream); corrupt.chance(config_.corruption)) {
-    c.corrupt_bit = static_cast<std::int64_t>(corrupt.below(c.bytes.size() * 8));
+    c.corrupt_bit = static_cast<std::int64_t>(corrupt.below((to - from) * 8));  // in the file, not the padding
     record(event_kind::disk_fault, static_cast<std::uint64_t>(disk_fault_kind::corruption), f.id);
   }
   push_change(f, std::move(c));
@@ -446,6 +482,10 @@ std::size_t disk_model::write(inode& f, std::uint64_t offset, const boost::asio:
 
 void disk_model::resize(inode& f, std::uint64_t size, boost::system::error_code& ec) {
   ec.clear();
+  if (size > max_file_size) {
+    ec = posix(errc::file_too_large);
+    return;
+  }
   const std::uint64_t old_size = f.cache.size();
   if (!fits(old_size, size)) {
     record(event_kind::disk_fault, static_cast<std::uint64_t>(disk_fault_kind::no_space), f.id);
@@ -453,6 +493,7 @@ void disk_model::resize(inode& f, std::uint64_t size, boost::system::error_code&
     return;
   }
   f.cache.resize(static_cast<std::size_t>(size));
+  f.uncached.erase(f.uncached.lower_bound(sector_of(size + config_.sector_size - 1)), f.uncached.end());
   disk_change c;
   c.size_after = size;
   c.at_ns = core_.now().count();
@@ -522,6 +563,7 @@ void disk_model::apply(inode& f, std::vector<std::byte>& img, const disk_change&
   const std::uint64_t ss = config_.sector_size;
   if (c.sectors == 0) {
     img.resize(static_cast<std::size_t>(c.size_after));
+    f.bad.erase(f.bad.lower_bound(sector_of(c.size_after + ss - 1)), f.bad.end());  // truncated away
     return;
   }
   const bool power_cut = keep != nullptr;
@@ -560,7 +602,7 @@ void disk_model::apply(inode& f, std::vector<std::byte>& img, const disk_change&
 
 // ---- time ------------------------------------------------------------------------
 
-duration disk_model::finish_time(disk_op op, std::uint64_t bytes) {
+duration disk_model::finish_time(disk_op op, std::uint64_t bytes, bool then_sync) {
   // A handler that already blocked on the disk issues this call once that
   // call returned: its thread's time, not the world's.
   duration now = core_.now();
@@ -579,14 +621,22 @@ duration disk_model::finish_time(disk_op op, std::uint64_t bytes) {
       break;
     default: latency = draw_latency(r, config_.write_min, config_.write_max, config_.write_latency); break;
   }
+  if (then_sync)  // O_SYNC: the write, then its flush, in one slot of the queue
+    latency = deadline_after(latency, draw_latency(r, config_.sync_min, config_.sync_max, config_.sync_latency));
   if (config_.bandwidth > 0 && bytes > 0) {
     const auto transfer = duration(static_cast<std::int64_t>(
-        static_cast<long double>(bytes) * 1e9L / static_cast<long double>(config_.bandwidth)));
+        std::min(static_cast<long double>(bytes) * 1e9L / static_cast<long double>(config_.bandwidth), 1e18L)));
     const duration begin = std::max(start, channel_free_);
-    channel_free_ = begin + transfer;
+    channel_free_ = deadline_after(begin, transfer);
     start = channel_free_;
   }
-  return start + latency;
+  return deadline_after(start, latency);
+}
+
+duration disk_model::blocking_finish(disk_op op, std::uint64_t bytes, bool then_sync) {
+  // From the test body a call takes no virtual time, and no place in the queue.
+  if (!core_.in_process() && core_.current() == nullptr) return core_.now();
+  return finish_time(op, bytes, then_sync);
 }
 
 void disk_model::block_until(duration until) {
@@ -649,6 +699,7 @@ void disk_model::resolve(inode& f) {
 }
 
 void disk_model::power_cut() {
+  next_start_ = channel_free_ = core_.now();  // the queue died with the power
   // Directory operations: the journal keeps a prefix of the unsynced ones
   // (drawn: how many are lost from the end; the polite 0 keeps them all),
   // at least those the OS committed already.
@@ -697,6 +748,7 @@ void disk_model::power_cut() {
 void disk_model::drop_caches() {
   for (auto& [id, fp] : inodes_) {
     inode& f = *fp;
+    write_back_expired(f, false);
     if (f.unsynced.empty()) {
       f.cache = f.medium;
       f.uncached = f.bad;
@@ -704,10 +756,13 @@ void disk_model::drop_caches() {
     }
     // Dirty pages stay; clean ones are read again from the medium.
     std::set<std::uint64_t> dirty;
-    for (const disk_change& c : f.unsynced)
-      for (std::uint64_t s = c.first_sector; s < c.first_sector + c.sectors; ++s) dirty.insert(s);
     const std::uint64_t ss = config_.sector_size;
-    const std::uint64_t n = std::min(f.cache.size(), f.medium.size());
+    std::uint64_t shortest = f.medium.size();  // a truncation since the sync: what follows is the cache's
+    for (const disk_change& c : f.unsynced) {
+      for (std::uint64_t s = c.first_sector; s < c.first_sector + c.sectors; ++s) dirty.insert(s);
+      if (c.sectors == 0) shortest = std::min(shortest, c.size_after);
+    }
+    const std::uint64_t n = std::min({f.cache.size(), f.medium.size(), shortest / ss * ss});
     for (std::uint64_t s = 0; s * ss < n; ++s) {
       if (dirty.count(s) != 0) continue;
       const std::size_t k = static_cast<std::size_t>(std::min<std::uint64_t>(ss, n - s * ss));

@@ -160,7 +160,7 @@ std::uint64_t file_service::size(const file_impl& impl, boost::system::error_cod
 void file_service::resize(file_impl& impl, std::uint64_t n, boost::system::error_code& ec) {
   if (!usable(impl, disk_op::resize, ec)) return;
   disk_model& disk = *impl.ctx->host->disk;
-  const duration due = disk.finish_time(disk_op::resize, 0);
+  const duration due = disk.blocking_finish(disk_op::resize, 0);
   disk.resize(*impl.file, n, ec);
   disk.block_until(due);
 }
@@ -168,7 +168,7 @@ void file_service::resize(file_impl& impl, std::uint64_t n, boost::system::error
 void file_service::sync(file_impl& impl, boost::system::error_code& ec) {
   if (!usable(impl, disk_op::sync, ec)) return;
   disk_model& disk = *impl.ctx->host->disk;
-  const duration due = disk.finish_time(disk_op::sync, disk.dirty_bytes(*impl.file));
+  const duration due = disk.blocking_finish(disk_op::sync, disk.dirty_bytes(*impl.file));
   disk.sync(*impl.file, ec);
   disk.block_until(due);
 }
@@ -182,8 +182,9 @@ std::uint64_t file_service::seek(file_impl& impl, std::int64_t offset, int whenc
     case SEEK_END: base = static_cast<std::int64_t>(impl.file->cache.size()); break;
     default: ec = boost::asio::error::invalid_argument; return 0;
   }
-  if (offset < 0 && base + offset < 0) {
-    ec = boost::asio::error::invalid_argument;  // EINVAL, as lseek(2) before the start
+  if ((offset < 0 && base + offset < 0) ||
+      (offset > 0 && static_cast<std::uint64_t>(offset) > disk_model::max_file_size - static_cast<std::uint64_t>(base))) {
+    ec = boost::asio::error::invalid_argument;  // EINVAL, as lseek(2) before the start or past the largest file
     return 0;
   }
   impl.position = static_cast<std::uint64_t>(base + offset);
@@ -226,9 +227,8 @@ std::size_t file_service::transfer(file_impl& impl, disk_op kind, std::uint64_t 
     return 0;
   }
   disk_model& disk = *impl.ctx->host->disk;
-  duration due = disk.finish_time(kind, total_size(bufs, n));
-  if (kind == disk_op::write && (impl.flags & O_SYNC) != 0)
-    due = std::max(due, disk.finish_time(disk_op::sync, total_size(bufs, n)));
+  const duration due =
+      disk.blocking_finish(kind, total_size(bufs, n), kind == disk_op::write && (impl.flags & O_SYNC) != 0);
   const std::size_t done = perform(disk, impl, kind, offset, at_position, bufs, n, ec);
   disk.block_until(due);
   return done;
@@ -244,9 +244,7 @@ void file_service::begin(file_impl& impl, file_op_base& op) {
   }
   disk_model& disk = *impl.ctx->host->disk;
   const std::size_t bytes = total_size(op.bufs_, op.nbufs_);
-  duration due = disk.finish_time(op.kind_, bytes);
-  if (op.kind_ == disk_op::write && (impl.flags & O_SYNC) != 0)
-    due = std::max(due, disk.finish_time(disk_op::sync, bytes));
+  const duration due = disk.finish_time(op.kind_, bytes, op.kind_ == disk_op::write && (impl.flags & O_SYNC) != 0);
   op.impl_ = &impl;
   op.prev_ = impl.tail;
   op.next_ = nullptr;

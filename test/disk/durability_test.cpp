@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <optional>
 #include <set>
 #include <string>
@@ -422,9 +423,11 @@ BOOST_AUTO_TEST_CASE(the_same_seed_with_disk_faults_and_a_power_cut_gives_the_sa
     auto f = std::make_shared<net::random_access_file>(a.context(), "/f", net::file_base::read_write |
                                                                            net::file_base::create);
     a.disk().sync_directory("/");
+    auto data = std::make_shared<std::vector<std::string>>();
+    for (int i = 0; i < 20; ++i) data->push_back(std::string(900, char('a' + i)));  // alive until each completes
     for (int i = 0; i < 20; ++i)
-      f->async_write_some_at(static_cast<std::uint64_t>(i) * 700, net::buffer(std::string(900, char('a' + i))),
-                             [f](boost::system::error_code, std::size_t) {});
+      f->async_write_some_at(static_cast<std::uint64_t>(i) * 700, net::buffer((*data)[static_cast<std::size_t>(i)]),
+                             [f, data](boost::system::error_code, std::size_t) {});
     w.run_for(5ms);
     boost::system::error_code ec;
     f->sync_all(ec);
@@ -470,6 +473,141 @@ BOOST_AUTO_TEST_CASE(a_power_cut_records_what_it_did_to_each_unsynced_change_in_
   BOOST_TEST(entries == 1);  // the create of /f
   // The one write (truncating an empty file changes nothing), if /f's entry survived.
   BOOST_TEST(resolved == (a.disk().exists("/f") ? 1 : 0));
+}
+
+// ---- edges found in review ----------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(syncing_one_side_of_a_rename_between_directories_makes_the_whole_rename_durable) {
+  for (std::uint64_t seed = 1; seed <= 100; ++seed) {
+    simasio::world w(seed);
+    auto& a = w.add_host("a");
+    write_file(a, "/a/x", "moved", true);
+    a.disk().sync_directory("/a");
+    a.disk().rename("/a/x", "/b/y");
+    a.disk().sync_directory("/a");  // the journal commits the rename whole
+    a.crash(simasio::crash_kind::power);
+    a.restart();
+    BOOST_TEST_REQUIRE(!a.disk().exists("/a/x"), "seed " << seed);
+    BOOST_TEST_REQUIRE(as_string(read_file(a, "/b/y")) == "moved", "seed " << seed);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(sync_directory_of_a_directory_that_never_existed_fails_and_of_one_just_emptied_works) {
+  simasio::world w;
+  auto& a = w.add_host("a");
+  BOOST_CHECK_THROW(a.disk().sync_directory("/nowhere"), boost::system::system_error);
+  write_file(a, "/d/only", "x", true);
+  a.disk().sync_directory("/d");
+  a.disk().remove("/d/only");
+  BOOST_CHECK_NO_THROW(a.disk().sync_directory("/d"));  // unlink, then fsync the directory
+  a.crash(simasio::crash_kind::power);
+  a.restart();
+  BOOST_TEST(!a.disk().exists("/d/only"));
+}
+
+BOOST_AUTO_TEST_CASE(drop_caches_after_a_truncation_keeps_the_zeros_not_the_old_data) {
+  simasio::world w;
+  auto& a = w.add_host("a");
+  net::random_access_file f(a.context(), "/f", net::file_base::read_write | net::file_base::create);
+  net::write_at(f, 0, net::buffer(std::string(4096, 'A')));
+  f.sync_all();
+  f.resize(0);
+  f.resize(4096);
+  a.disk().drop_caches();
+  BOOST_TEST(as_string(read_all(f)) == std::string(4096, '\0'));
+}
+
+BOOST_AUTO_TEST_CASE(a_power_cut_while_down_after_a_process_crash_still_takes_the_page_cache) {
+  int lost = 0;
+  for (std::uint64_t seed = 1; seed <= 100; ++seed) {
+    simasio::world w(seed);
+    auto& a = w.add_host("a");
+    write_file(a, "/f", "old", true);
+    a.disk().sync_directory("/");
+    {
+      net::random_access_file f(a.context(), "/f", net::file_base::read_write);
+      net::write_at(f, 0, net::buffer(std::string("new")));
+    }
+    a.crash(simasio::crash_kind::process);
+    a.crash(simasio::crash_kind::power);
+    a.restart();
+    const std::string got = as_string(read_file(a, "/f"));
+    BOOST_TEST_REQUIRE((got == "old" || got == "new"), "seed " << seed);
+    if (got == "old") ++lost;
+  }
+  BOOST_TEST(lost > 10);
+}
+
+BOOST_AUTO_TEST_CASE(a_partial_write_into_an_unreadable_sector_fails_and_truncation_forgets_it) {
+  simasio::world w;
+  auto& a = w.add_host("a");
+  simasio::disk_config cfg;
+  cfg.latent_sector_error = 1.0;
+  a.disk().configure(cfg);
+  net::random_access_file f(a.context(), "/f", net::file_base::read_write | net::file_base::create);
+  f.write_some_at(0, net::buffer(std::string(512, 'a')));
+  f.sync_all();
+  a.disk().configure({});
+  a.disk().drop_caches();
+  boost::system::error_code ec;
+  f.write_some_at(10, net::buffer(std::string(10, 'b')), ec);  // read-modify-write of a sector it cannot read
+  BOOST_TEST(ec == boost::system::errc::io_error);
+  f.resize(0);
+  f.resize(512);
+  f.sync_all();
+  a.disk().drop_caches();
+  std::vector<char> buf(512);
+  BOOST_TEST(f.read_some_at(0, net::buffer(buf), ec) == 512u);
+  BOOST_TEST(!ec);
+  BOOST_TEST(std::string(buf.begin(), buf.end()) == std::string(512, '\0'));
+}
+
+BOOST_AUTO_TEST_CASE(corruption_of_a_short_write_flips_a_bit_of_its_data_even_once_written_back) {
+  for (std::uint64_t seed = 1; seed <= 30; ++seed) {
+    simasio::world w(seed);
+    auto& a = w.add_host("a");
+    simasio::disk_config cfg;
+    cfg.corruption = 1.0;
+    a.disk().configure(cfg);
+    write_file(a, "/f", std::string(100, 'c'), false);  // not synced: the OS writes it back at 30 s
+    w.run_for(31s);
+    a.disk().drop_caches();
+    const bytes b = read_file(a, "/f");
+    int bits = 0;
+    for (unsigned char x : b) bits += __builtin_popcount(x ^ static_cast<unsigned char>('c'));
+    BOOST_TEST_REQUIRE(bits == 1, "seed " << seed);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(offsets_past_the_largest_file_fail_with_file_too_large) {
+  simasio::world w;
+  auto& a = w.add_host("a");
+  net::random_access_file f(a.context(), "/f", net::file_base::read_write | net::file_base::create);
+  boost::system::error_code ec;
+  f.write_some_at(std::numeric_limits<std::uint64_t>::max() - 9, net::buffer(std::string(100, 'x')), ec);
+  BOOST_TEST(ec == boost::system::errc::file_too_large);
+  f.resize(std::numeric_limits<std::uint64_t>::max(), ec);
+  BOOST_TEST(ec == boost::system::errc::file_too_large);
+  BOOST_TEST(f.size() == 0u);
+  net::stream_file g(a.context(), "/g", net::file_base::read_write | net::file_base::create);
+  g.seek(std::numeric_limits<std::int64_t>::max(), net::file_base::seek_set, ec);
+  BOOST_TEST(ec == net::error::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(calls_from_the_test_body_take_no_place_in_the_disk_queue) {
+  simasio::world w;
+  auto& a = w.add_host("a");
+  simasio::disk_config cfg;
+  cfg.iops = 200;  // 5 ms a start
+  cfg.write_min = cfg.write_max = 1ms;
+  a.disk().configure(cfg);
+  net::random_access_file f(a.context(), "/f", net::file_base::read_write | net::file_base::create);
+  for (int i = 0; i < 1000; ++i) f.write_some_at(0, net::buffer("x", 1));  // setup: no time, no queue
+  std::optional<simasio::duration> done;
+  f.async_write_some_at(0, net::buffer("y", 1), [&](boost::system::error_code, std::size_t) { done = w.now(); });
+  w.run();
+  BOOST_REQUIRE(done);
+  BOOST_TEST(done->count() == simasio::duration(1ms).count());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -67,6 +67,9 @@ struct dir_op {
 
 class disk_model {
  public:
+  // ext4's largest file: an offset past it is EFBIG, not an allocation.
+  static constexpr std::uint64_t max_file_size = std::uint64_t{16} << 40;
+
   disk_model(world_core& core, host_state& host);
   ~disk_model();
   disk_model(const disk_model&) = delete;
@@ -100,7 +103,11 @@ class disk_model {
   // ---- time ---------------------------------------------------------------
   // World time at which the disk finishes an operation started now moving
   // `bytes`: the queue (iops, bandwidth) and a latency drawn for `op`.
-  duration finish_time(disk_op op, std::uint64_t bytes);
+  // then_sync: an O_SYNC write, its flush after it in the same slot.
+  duration finish_time(disk_op op, std::uint64_t bytes, bool then_sync = false);
+  // The same for a blocking call: from the test body, now (no time passes,
+  // no draw, no place in the queue).
+  duration blocking_finish(disk_op op, std::uint64_t bytes, bool then_sync = false);
   // A blocking call made now lasts until `until`: a process sleeps, a
   // handler's context is busy, the test body does not wait.
   void block_until(duration until);
@@ -143,9 +150,11 @@ class disk_model {
   void erase_entry(std::map<std::string, std::uint64_t>& names, const std::string& path, bool durable);
   void collect(std::uint64_t id);
   void journal(dir_op op);
+  void commit(std::size_t n);  // the first n journal operations become durable
   inode* find(const std::map<std::string, std::uint64_t>& names, const std::string& path) const;
   bool is_directory(const std::string& path) const;
   bool under_file(const std::string& path) const;
+  bool known_directory(const std::string& dir) const;
 
   world_core& core_;
   host_state& host_;
