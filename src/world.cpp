@@ -207,6 +207,7 @@ void host::crash_only(crash_kind kind) {
   // sockets close as the handlers' did above), the OS closes the rest.
   core.kill_processes(state_);
   detail::access::net(*world_).host_crashed(state_.id, kind == crash_kind::power);
+  if (state_.disk) state_.disk->close_posix_files();  // the OS closes the dead processes' descriptors
   // The OS closed the dead process's files above; a power cut also takes
   // the page cache and whatever the disk had not made durable.
   if (kind == crash_kind::power && state_.disk) state_.disk->power_cut();

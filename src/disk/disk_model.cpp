@@ -61,7 +61,20 @@ disk_model::disk_model(world_core& core, host_state& host)
                stream_for(core, host, corruption_stream),  stream_for(core, host, power_stream)},
       garbage_(core.options().seed ^ name_hash(host.name) ^ 0xD1B54A32D192ED03ULL) {}
 
-disk_model::~disk_model() = default;
+disk_model::~disk_model() {
+  if (posix_open_ > 0) interpose::forget_posix_files(*this, false);
+}
+
+void disk_model::track_posix(int, bool opened) noexcept {
+  if (opened) ++posix_open_;
+  else if (posix_open_ > 0) --posix_open_;
+}
+
+void disk_model::close_posix_files() noexcept {
+  if (posix_open_ == 0) return;
+  interpose::forget_posix_files(*this, true);
+  posix_open_ = 0;
+}
 
 void disk_model::configure(disk_config c) {
   auto bad = [](const std::string& what) {

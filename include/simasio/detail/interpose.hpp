@@ -113,6 +113,30 @@ void yield() noexcept;
 // glibc's noexcept for that).
 long futex(std::uint32_t* addr, int op, std::uint32_t val, const void* timeout, std::uint32_t val3, bool& handled);
 
+// ---- files (src/disk/posix_files.cpp) -------------------------------------------
+// Paths under disk_root, opened while a world runs on the thread, are files
+// of the simulated disk of the host whose code calls (its process, or the
+// handler's io_context). Each simulated descriptor holds a real descriptor
+// of /dev/null, so its number is taken and no real file gets it. The calls
+// return like the system calls: -1 with errno set on failure.
+inline constexpr const char disk_root[] = "/simdisk";
+// Cheap tests first: a world runs here and path is under disk_root / fd is simulated.
+bool sim_path(const char* path) noexcept;
+bool sim_fd(int fd) noexcept;
+int file_open(const char* path, int flags, unsigned mode);
+int file_close(int fd) noexcept;
+long file_read(int fd, void* buf, std::size_t n, std::int64_t offset);   // offset -1: at the position
+long file_write(int fd, const void* buf, std::size_t n, std::int64_t offset);
+std::int64_t file_lseek(int fd, std::int64_t offset, int whence) noexcept;
+int file_sync(int fd);
+int file_truncate(int fd, std::int64_t size, bool wait);
+int file_fstat(int fd, void* stat_buf) noexcept;  // a struct stat
+int file_stat(const char* path, void* stat_buf) noexcept;
+int file_access(const char* path, int mode) noexcept;
+int file_unlink(const char* path, bool wait);
+int file_rename(const char* from, const char* to, bool wait);
+int file_fcntl(int fd, int cmd, void* arg) noexcept;
+
 }  // namespace simasio::detail::interpose
 
 #endif  // SIMASIO_DETAIL_INTERPOSE_HPP

@@ -23,6 +23,11 @@ namespace simasio::detail {
 
 class world_core;
 struct host_state;
+class disk_model;
+namespace interpose {
+// Closes (close_files) and detaches every descriptor of disk (posix_files.cpp).
+void forget_posix_files(disk_model& disk, bool close_files) noexcept;
+}  // namespace interpose
 
 // One write or resize since its file's last sync, as the medium would get
 // it: a write carries the page-cache content of every sector it touched,
@@ -117,6 +122,16 @@ class disk_model {
   void drop_caches();
   std::uint64_t used() const noexcept;
 
+  // For descriptors opened through simasio::interpose (posix_files.cpp):
+  // a normalised path that is a directory, the file a path names, and the
+  // count of descriptors open on this disk.
+  bool directory(const std::string& path) const { return path == "/" || known_directory(path); }
+  const inode* find_file(const std::string& path) const { return find(names_, path); }
+  void track_posix(int fd, bool opened) noexcept;
+  // The host's processes died: their descriptors are closed (and, once the
+  // disk itself goes, forgotten).
+  void close_posix_files() noexcept;
+
   // Normalised absolute path ("/a/b"); ec invalid_argument for an empty path.
   static std::string normalize(const std::string& path, boost::system::error_code& ec);
 
@@ -166,6 +181,7 @@ class disk_model {
   std::map<std::string, std::uint64_t> names_;          // path -> inode: what the OS sees
   std::map<std::string, std::uint64_t> durable_names_;  // as the medium holds them
   std::deque<dir_op> journal_;                          // directory operations not yet durable, in order
+  std::size_t posix_open_ = 0;  // descriptors opened through simasio::interpose
   duration next_start_{0};  // the device's next free start (iops)
   duration channel_free_{0};  // when the transfer channel is free (bandwidth)
 };

@@ -1,0 +1,323 @@
+// posix_files.cpp — the core's side of simasio::interpose for files: descriptors on a host's simulated disk
+#include <simasio/detail/access.hpp>
+#include <simasio/detail/current.hpp>
+#include <simasio/detail/disk/disk_model.hpp>
+#include <simasio/detail/file_service.hpp>
+#include <simasio/detail/interpose.hpp>
+#include <simasio/detail/world_core.hpp>
+
+#include <boost/asio/error.hpp>
+
+#include <cerrno>
+#include <exception>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace simasio::detail::interpose {
+
+namespace {
+
+struct posix_file {
+  world_core* core = nullptr;
+  disk_model* disk = nullptr;
+  std::uint32_t host_id = 0;
+  std::uint32_t incarnation = 0;
+  std::shared_ptr<inode> file;  // null: a directory (opened to be synced)
+  std::string dir;
+  unsigned flags = 0;
+  std::uint64_t position = 0;
+};
+
+// The descriptors of the worlds run on this thread. Ordered: nothing here
+// is iterated in an order that reaches a world, but stay deterministic.
+thread_local std::map<int, posix_file> files;
+
+constexpr std::size_t root_length = sizeof(disk_root) - 1;
+
+int fail(int e) noexcept {
+  errno = e;
+  return -1;
+}
+
+int errno_of(const boost::system::error_code& ec) noexcept {
+  if (ec == boost::asio::error::eof) return 0;
+  if (ec.category() == boost::system::generic_category() || ec.category() == boost::system::system_category())
+    return ec.value();
+  return EIO;
+}
+
+// The host whose code runs now: its process, or the handler's io_context.
+host_state* calling_host(world_core& core) noexcept {
+  if (core.in_process()) return &access::state(core.process_host());
+  if (context_state* ctx = core.current()) return ctx->host;
+  return nullptr;
+}
+
+// A process its host's crash is ending runs only its destructors, while
+// process_exit unwinds it: what they ask of the disk fails (a dead process
+// changes nothing, and SQLite's close must not delete the next one's log).
+bool dying(world_core& core) noexcept { return core.in_process() && std::uncaught_exceptions() > 0; }
+
+std::string disk_path(const char* path) {
+  std::string p(path + root_length);
+  return p.empty() ? std::string("/") : p;
+}
+
+// The descriptor's file, when it is still usable by the calling code.
+posix_file* lookup(int fd) noexcept {
+  const auto it = files.find(fd);
+  if (it == files.end()) return nullptr;
+  posix_file& f = it->second;
+  if (f.disk == nullptr || f.core != running_core_tls) return nullptr;
+  return &f;
+}
+
+void fill_stat(struct stat* st, const inode* f, std::uint64_t size) noexcept {
+  std::memset(st, 0, sizeof *st);
+  st->st_dev = 0x51D;
+  st->st_ino = f != nullptr ? f->id : 1;
+  st->st_nlink = 1;
+  st->st_mode = f != nullptr ? (S_IFREG | 0644) : (S_IFDIR | 0755);
+  st->st_size = static_cast<off_t>(size);
+  st->st_blksize = 4096;
+  st->st_blocks = static_cast<blkcnt_t>((size + 511) / 512);
+}
+
+}  // namespace
+
+bool sim_path(const char* path) noexcept {
+  if (!active() || path == nullptr) return false;
+  return std::strncmp(path, disk_root, root_length) == 0 && (path[root_length] == '\0' || path[root_length] == '/');
+}
+
+bool sim_fd(int fd) noexcept { return !files.empty() && files.count(fd) != 0; }
+
+int file_open(const char* path, int flags, unsigned /*mode*/) {
+  world_core& core = *running_core_tls;
+  host_state* host = calling_host(core);
+  if (host == nullptr) return fail(ENOENT);  // no host's code is running: no disk to look in
+  if (dying(core)) return fail(EIO);
+  disk_model& disk = disk_of(core, *host);
+  boost::system::error_code ec;
+  const std::string norm = disk_model::normalize(disk_path(path), ec);
+  if (ec) return fail(ENOENT);
+  posix_file pf{&core, &disk, host->id, host->incarnation, nullptr, {}, static_cast<unsigned>(flags), 0};
+  if (disk.directory(norm)) {
+    if ((flags & O_ACCMODE) != O_RDONLY) return fail(EISDIR);
+    pf.dir = norm;  // opened, as SQLite does, to be synced
+  } else {
+    if ((flags & O_DIRECTORY) != 0) return fail(disk.exists(norm) ? ENOTDIR : ENOENT);
+    pf.file = disk.open(norm, static_cast<unsigned>(flags), ec);
+    if (ec) return fail(errno_of(ec));
+  }
+  // A real descriptor of /dev/null keeps the number from any real file.
+  const int fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (pf.file) disk.close(*pf.file);
+    return -1;
+  }
+  disk.track_posix(fd, true);
+  files.emplace(fd, std::move(pf));
+  return fd;
+}
+
+int file_close(int fd) noexcept {
+  const auto it = files.find(fd);
+  if (it == files.end()) return fail(EBADF);
+  posix_file& f = it->second;
+  if (f.disk != nullptr) {  // not yet closed by a crash or forgotten with its world
+    if (f.file) f.disk->close(*f.file);
+    f.disk->track_posix(fd, false);
+  }
+  files.erase(it);
+  return ::close(fd);
+}
+
+void forget_posix_files(disk_model& disk, bool close_files) noexcept {
+  for (auto it = files.begin(); it != files.end();) {
+    if (it->second.disk != &disk) {
+      ++it;
+      continue;
+    }
+    if (close_files && it->second.file) disk.close(*it->second.file);
+    // The number stays taken (by /dev/null) until the program closes it:
+    // its calls then fail with EBADF, as on a descriptor of a dead process.
+    it->second.core = nullptr;
+    it->second.disk = nullptr;
+    ++it;
+  }
+}
+
+long file_read(int fd, void* buf, std::size_t n, std::int64_t offset) {
+  posix_file* f = lookup(fd);
+  if (f == nullptr || f->disk->host().incarnation != f->incarnation) return fail(EBADF);
+  if (!f->file) return fail(EISDIR);
+  if ((f->flags & O_ACCMODE) == O_WRONLY) return fail(EBADF);
+  if (n == 0) return 0;
+  world_core& core = *f->core;
+  if (core.in_process() && !core.may_block()) return fail(EIO);
+  const std::uint64_t at = offset < 0 ? f->position : static_cast<std::uint64_t>(offset);
+  const duration due = f->disk->blocking_finish(disk_op::read, n);
+  boost::system::error_code ec;
+  const boost::asio::mutable_buffer b(buf, n);
+  const std::size_t got = f->disk->read(*f->file, at, &b, 1, ec);
+  if (ec && ec != boost::asio::error::eof) return fail(errno_of(ec));
+  if (offset < 0) f->position = at + got;
+  f->disk->block_until(due);
+  return static_cast<long>(got);
+}
+
+long file_write(int fd, const void* buf, std::size_t n, std::int64_t offset) {
+  posix_file* f = lookup(fd);
+  if (f == nullptr || f->disk->host().incarnation != f->incarnation) return fail(EBADF);
+  if (!f->file) return fail(EISDIR);
+  if ((f->flags & O_ACCMODE) == O_RDONLY) return fail(EBADF);
+  if (n == 0) return 0;
+  world_core& core = *f->core;
+  if (core.in_process() && !core.may_block()) return fail(EIO);
+  std::uint64_t at = offset < 0 ? f->position : static_cast<std::uint64_t>(offset);
+  if ((f->flags & O_APPEND) != 0) at = f->file->cache.size();
+  const bool sync = (f->flags & O_SYNC) != 0;
+  const duration due = f->disk->blocking_finish(disk_op::write, n, sync);
+  boost::system::error_code ec;
+  const boost::asio::mutable_buffer b(const_cast<void*>(buf), n);
+  const std::size_t put = f->disk->write(*f->file, at, &b, 1, sync, ec);
+  if (ec) return fail(errno_of(ec));
+  if (offset < 0) f->position = at + put;
+  f->disk->block_until(due);
+  return static_cast<long>(put);
+}
+
+std::int64_t file_lseek(int fd, std::int64_t offset, int whence) noexcept {
+  posix_file* f = lookup(fd);
+  if (f == nullptr || !f->file) return fail(EBADF);
+  std::int64_t base = 0;
+  if (whence == SEEK_CUR) base = static_cast<std::int64_t>(f->position);
+  else if (whence == SEEK_END) base = static_cast<std::int64_t>(f->file->cache.size());
+  else if (whence != SEEK_SET) return fail(EINVAL);
+  if (base + offset < 0) return fail(EINVAL);
+  f->position = static_cast<std::uint64_t>(base + offset);
+  return base + offset;
+}
+
+int file_sync(int fd) {
+  posix_file* f = lookup(fd);
+  if (f == nullptr || f->disk->host().incarnation != f->incarnation) return fail(EBADF);
+  world_core& core = *f->core;
+  if (core.in_process() && !core.may_block()) return fail(EIO);
+  boost::system::error_code ec;
+  if (!f->file) {
+    const duration due = f->disk->blocking_finish(disk_op::sync_directory, 0);
+    f->disk->sync_directory(f->dir, ec);
+    f->disk->block_until(due);
+  } else {
+    const duration due = f->disk->blocking_finish(disk_op::sync, f->disk->dirty_bytes(*f->file));
+    f->disk->sync(*f->file, ec);
+    f->disk->block_until(due);
+  }
+  return ec ? fail(errno_of(ec)) : 0;
+}
+
+int file_truncate(int fd, std::int64_t size, bool wait) {
+  posix_file* f = lookup(fd);
+  if (f == nullptr || f->disk->host().incarnation != f->incarnation) return fail(EBADF);
+  if (!f->file) return fail(EISDIR);
+  if (size < 0) return fail(EINVAL);
+  if (dying(*f->core) || (wait && f->core->in_process() && !f->core->may_block())) return fail(EIO);
+  boost::system::error_code ec;
+  const duration due = f->disk->blocking_finish(disk_op::resize, 0);
+  f->disk->resize(*f->file, static_cast<std::uint64_t>(size), ec);
+  if (ec) return fail(errno_of(ec));
+  if (wait) f->disk->block_until(due);
+  return 0;
+}
+
+int file_fstat(int fd, void* stat_buf) noexcept {
+  posix_file* f = lookup(fd);
+  if (f == nullptr) return fail(EBADF);
+  fill_stat(static_cast<struct stat*>(stat_buf), f->file.get(), f->file ? f->file->cache.size() : 4096);
+  return 0;
+}
+
+int file_stat(const char* path, void* stat_buf) noexcept {
+  world_core& core = *running_core_tls;
+  host_state* host = calling_host(core);
+  if (host == nullptr) return fail(ENOENT);
+  disk_model& disk = disk_of(core, *host);
+  boost::system::error_code ec;
+  const std::string p = disk_model::normalize(disk_path(path), ec);
+  const std::uint64_t size = disk.file_size(p, ec);
+  if (ec == boost::system::errc::is_a_directory || p == "/") {
+    fill_stat(static_cast<struct stat*>(stat_buf), nullptr, 4096);
+    return 0;
+  }
+  if (ec) return fail(errno_of(ec));
+  const inode* f = disk.find_file(p);
+  fill_stat(static_cast<struct stat*>(stat_buf), f, size);
+  return 0;
+}
+
+int file_access(const char* path, int /*mode*/) noexcept {
+  world_core& core = *running_core_tls;
+  host_state* host = calling_host(core);
+  if (host == nullptr) return fail(ENOENT);
+  boost::system::error_code ec;
+  const std::string p = disk_model::normalize(disk_path(path), ec);
+  return p == "/" || disk_of(core, *host).exists(p) ? 0 : fail(ENOENT);
+}
+
+int file_unlink(const char* path, bool wait) {
+  world_core& core = *running_core_tls;
+  host_state* host = calling_host(core);
+  if (host == nullptr) return fail(ENOENT);
+  if (dying(core) || (wait && core.in_process() && !core.may_block())) return fail(EIO);
+  disk_model& disk = disk_of(core, *host);
+  const duration due = disk.blocking_finish(disk_op::remove, 0);
+  boost::system::error_code ec;
+  disk.remove(disk_path(path), ec);
+  if (ec) return fail(errno_of(ec));
+  if (wait) disk.block_until(due);
+  return 0;
+}
+
+int file_rename(const char* from, const char* to, bool wait) {
+  world_core& core = *running_core_tls;
+  host_state* host = calling_host(core);
+  if (host == nullptr) return fail(ENOENT);
+  if (dying(core) || (wait && core.in_process() && !core.may_block())) return fail(EIO);
+  disk_model& disk = disk_of(core, *host);
+  const duration due = disk.blocking_finish(disk_op::rename, 0);
+  boost::system::error_code ec;
+  disk.rename(disk_path(from), disk_path(to), ec);
+  if (ec) return fail(errno_of(ec));
+  if (wait) disk.block_until(due);
+  return 0;
+}
+
+int file_fcntl(int fd, int cmd, void* arg) noexcept {
+  posix_file* f = lookup(fd);
+  if (f == nullptr) return fail(EBADF);
+  switch (cmd) {
+    case F_GETFD: return FD_CLOEXEC;
+    case F_SETFD: return 0;
+    case F_GETFL: return static_cast<int>(f->flags);
+    case F_SETFL: return 0;
+    case F_SETLK:
+    case F_SETLKW:
+    case F_OFD_SETLK:
+    case F_OFD_SETLKW: return 0;  // one process per file on a simulated host: every lock is granted
+    case F_GETLK:
+    case F_OFD_GETLK:
+      static_cast<struct flock*>(arg)->l_type = F_UNLCK;
+      return 0;
+    default: return fail(EINVAL);
+  }
+}
+
+}  // namespace simasio::detail::interpose
