@@ -28,6 +28,7 @@
 //   socket, connect, send, sendto, sendmsg, sendmmsg   refused (-1, EPERM)
 //   getaddrinfo                             refused (EAI_FAIL)
 // A refused call reaches no kernel; the run then throws escape_error naming it.
+// File calls on paths under /simdisk: files.cpp.
 #include <simasio/detail/interpose.hpp>
 
 #include <atomic>
