@@ -767,17 +767,19 @@ void disk_model::drop_caches() {
       f.uncached = f.bad;
       continue;
     }
-    // Dirty pages stay; clean ones are read again from the medium.
-    std::set<std::uint64_t> dirty;
+    // Dirty pages stay (a page with one dirty sector is dirty); clean ones
+    // are read again from the medium.
+    std::set<std::uint64_t> dirty;  // pages
     const std::uint64_t ss = config_.sector_size;
+    const std::uint64_t per_page = config_.page_size / ss;
     std::uint64_t shortest = f.medium.size();  // a truncation since the sync: what follows is the cache's
     for (const disk_change& c : f.unsynced) {
-      for (std::uint64_t s = c.first_sector; s < c.first_sector + c.sectors; ++s) dirty.insert(s);
+      for (std::uint64_t s = c.first_sector; s < c.first_sector + c.sectors; ++s) dirty.insert(s / per_page);
       if (c.sectors == 0) shortest = std::min(shortest, c.size_after);
     }
-    const std::uint64_t n = std::min({f.cache.size(), f.medium.size(), shortest / ss * ss});
+    const std::uint64_t n = std::min({f.cache.size(), f.medium.size(), shortest / config_.page_size * config_.page_size});
     for (std::uint64_t s = 0; s * ss < n; ++s) {
-      if (dirty.count(s) != 0) continue;
+      if (dirty.count(s / per_page) != 0) continue;
       const std::size_t k = static_cast<std::size_t>(std::min<std::uint64_t>(ss, n - s * ss));
       std::memcpy(f.cache.data() + s * ss, f.medium.data() + s * ss, k);
       if (f.bad.count(s) != 0) f.uncached.insert(s);

@@ -78,14 +78,14 @@ posix_file* lookup(int fd) noexcept {
   return &f;
 }
 
-void fill_stat(struct stat* st, const inode* f, std::uint64_t size) noexcept {
+void fill_stat(struct stat* st, const inode* f, std::uint64_t size, std::size_t page) noexcept {
   std::memset(st, 0, sizeof *st);
   st->st_dev = 0x51D;
   st->st_ino = f != nullptr ? f->id : 1;
   st->st_nlink = 1;
   st->st_mode = f != nullptr ? (S_IFREG | 0644) : (S_IFDIR | 0755);
   st->st_size = static_cast<off_t>(size);
-  st->st_blksize = 4096;
+  st->st_blksize = static_cast<blksize_t>(page);  // the page cache's unit
   st->st_blocks = static_cast<blkcnt_t>((size + 511) / 512);
 }
 
@@ -241,7 +241,8 @@ int file_truncate(int fd, std::int64_t size, bool wait) {
 int file_fstat(int fd, void* stat_buf) noexcept {
   posix_file* f = lookup(fd);
   if (f == nullptr) return fail(EBADF);
-  fill_stat(static_cast<struct stat*>(stat_buf), f->file.get(), f->file ? f->file->cache.size() : 4096);
+  fill_stat(static_cast<struct stat*>(stat_buf), f->file.get(), f->file ? f->file->cache.size() : 4096,
+            f->disk->config().page_size);
   return 0;
 }
 
@@ -254,12 +255,12 @@ int file_stat(const char* path, void* stat_buf) noexcept {
   const std::string p = disk_model::normalize(disk_path(path), ec);
   const std::uint64_t size = disk.file_size(p, ec);
   if (ec == boost::system::errc::is_a_directory || p == "/") {
-    fill_stat(static_cast<struct stat*>(stat_buf), nullptr, 4096);
+    fill_stat(static_cast<struct stat*>(stat_buf), nullptr, 4096, disk.config().page_size);
     return 0;
   }
   if (ec) return fail(errno_of(ec));
   const inode* f = disk.find_file(p);
-  fill_stat(static_cast<struct stat*>(stat_buf), f, size);
+  fill_stat(static_cast<struct stat*>(stat_buf), f, size, disk.config().page_size);
   return 0;
 }
 

@@ -666,4 +666,27 @@ BOOST_AUTO_TEST_CASE(turning_a_disk_fault_on_moves_no_network_draw) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(drop_caches_keeps_a_page_with_one_dirty_sector_whole) {
+  simasio::world w;
+  auto& a = w.add_host("a");
+  net::random_access_file f(a.context(), "/f", net::file_base::read_write | net::file_base::create);
+  f.write_some_at(0, net::buffer(std::string(8192, 'a')));  // two pages
+  f.sync_all();
+  simasio::disk_config cfg;
+  cfg.corruption = 1.0;
+  a.disk().configure(cfg);
+  f.write_some_at(0, net::buffer(std::string(4096, 'b')));  // rewrites page 0 ...
+  f.write_some_at(4096, net::buffer(std::string(4096, 'c')));  // ... and page 1
+  f.sync_all();  // both reach the medium with one flipped bit each
+  a.disk().configure({});
+  f.write_some_at(4096 + 100, net::buffer("d", 1));  // page 1 dirty again, in one sector
+  a.disk().drop_caches();
+  const bytes b = read_all(f);
+  int page0 = 0, page1 = 0;
+  for (std::size_t i = 0; i < 4096; ++i) page0 += b[i] != 'b';
+  for (std::size_t i = 4096; i < 8192; ++i) page1 += b[i] != (i == 4196 ? 'd' : 'c');
+  BOOST_TEST(page0 == 1);  // clean: read from the medium, with its corruption
+  BOOST_TEST(page1 == 0);  // dirty: the whole page stays in the cache
+}
+
 BOOST_AUTO_TEST_SUITE_END()
