@@ -1,0 +1,319 @@
+// simasio/check/linearizability.hpp — is a recorded history linearizable against a sequential model?
+#ifndef SIMASIO_CHECK_LINEARIZABILITY_HPP
+#define SIMASIO_CHECK_LINEARIZABILITY_HPP
+
+#include <simasio/check/history.hpp>
+#include <simasio/detail/format.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+namespace simasio {
+
+/// What check_linearizable found.
+struct linearizability_result {
+  bool ok = true;
+  /// False when the search gave up (linearizability_options::max_steps)
+  /// before deciding; ok is then true and says nothing.
+  bool decided = true;
+  /// On failure: the ids of the operations around the earliest point where
+  /// the history stops being linearizable (the operation whose response
+  /// made it so, every operation concurrent with it, and each client's
+  /// last operation before it), in invocation order.
+  std::vector<std::size_t> window;
+  /// The operation whose response made the history non-linearizable.
+  std::size_t culprit = 0;
+  /// The window, one operation a line: client, input, output, times.
+  std::string explanation;
+  explicit operator bool() const noexcept { return ok; }
+};
+
+struct linearizability_options {
+  /// Search steps per partition before giving up (decided = false).
+  std::uint64_t max_steps = 100'000'000;
+};
+
+namespace detail::lin {
+
+template <class M, class = void>
+struct has_key : std::false_type {};
+template <class M>
+struct has_key<M, std::void_t<decltype(M::key(std::declval<const typename M::input&>()))>> : std::true_type {};
+
+template <class M, class = void>
+struct has_hash : std::false_type {};
+template <class M>
+struct has_hash<M, std::void_t<decltype(M::hash(std::declval<const typename M::state&>()))>> : std::true_type {};
+
+template <class M, class = void>
+struct has_describe : std::false_type {};
+template <class M>
+struct has_describe<M, std::void_t<decltype(M::describe(std::declval<const typename M::input&>(),
+                                                         std::declval<const typename M::output*>()))>>
+    : std::true_type {};
+
+template <class M>
+std::size_t hash_state(const typename M::state& s) {
+  if constexpr (has_hash<M>::value) return M::hash(s);
+  else return std::hash<typename M::state>{}(s);
+}
+
+// One operation as the search sees it.
+template <class M>
+struct op {
+  std::size_t id;  // in the history
+  const typename M::input* input;
+  const typename M::output* output;  // null: indeterminate (any output, may not have happened)
+  std::int64_t call, ret;
+};
+
+// Wing & Gong's search with Lowe's memoisation (as Porcupine does it):
+// walk the events in time order; at a call, try to linearize that
+// operation now (the model must accept it with its recorded output) and
+// remember (set of linearized operations, state) so no configuration is
+// explored twice; at a return whose operation is not yet linearized, undo
+// the last choice.
+template <class M>
+int search(const std::vector<op<M>>& ops, std::uint64_t& budget) {  // 1 yes, 0 no, -1 gave up
+  const std::size_t n = ops.size();
+  if (n == 0) return 1;
+  struct event {
+    std::int64_t time;
+    bool is_return;
+    std::size_t index;
+    int prev, next;
+    int match;  // the call's return event, or the return's call event
+  };
+  std::vector<event> ev;
+  ev.reserve(2 * n);
+  for (std::size_t i = 0; i < n; ++i) {
+    ev.push_back({ops[i].call, false, i, -1, -1, -1});
+    ev.push_back({ops[i].ret, true, i, -1, -1, -1});
+  }
+  // Calls before returns at equal times: such operations count as concurrent.
+  std::stable_sort(ev.begin(), ev.end(), [](const event& a, const event& b) {
+    return a.time != b.time ? a.time < b.time : (!a.is_return && b.is_return);
+  });
+  std::vector<int> call_of(n), ret_of(n);
+  for (std::size_t k = 0; k < ev.size(); ++k) (ev[k].is_return ? ret_of : call_of)[ev[k].index] = static_cast<int>(k);
+  for (std::size_t k = 0; k < ev.size(); ++k) {
+    ev[k].prev = static_cast<int>(k) - 1;
+    ev[k].next = k + 1 < ev.size() ? static_cast<int>(k) + 1 : -1;
+    ev[k].match = ev[k].is_return ? call_of[ev[k].index] : ret_of[ev[k].index];
+  }
+  int head = 0;
+  auto unlink = [&](int k) {
+    if (ev[k].prev >= 0) ev[ev[k].prev].next = ev[k].next;
+    else head = ev[k].next;
+    if (ev[k].next >= 0) ev[ev[k].next].prev = ev[k].prev;
+  };
+  auto relink = [&](int k) {
+    if (ev[k].prev >= 0) ev[ev[k].prev].next = k;
+    else head = k;
+    if (ev[k].next >= 0) ev[ev[k].next].prev = k;
+  };
+  const std::size_t words = (n + 63) / 64;
+  std::vector<std::uint64_t> linearized(words, 0);
+  struct key {
+    std::vector<std::uint64_t> bits;
+    typename M::state state;
+    std::size_t hash;
+    bool operator==(const key& o) const { return hash == o.hash && bits == o.bits && state == o.state; }
+  };
+  struct key_hash {
+    std::size_t operator()(const key& k) const noexcept { return k.hash; }
+  };
+  std::unordered_set<key, key_hash> seen;
+  auto bits_hash = [&] {
+    std::size_t h = 0xCBF29CE484222325ULL;
+    for (std::uint64_t w : linearized) h = (h ^ w) * 0x100000001B3ULL;
+    return h;
+  };
+  struct frame {
+    int call;
+    typename M::state state;
+  };
+  std::vector<frame> stack;
+  typename M::state state = M::init();
+  int k = head;
+  while (head >= 0) {
+    if (budget-- == 0) return -1;
+    if (k < 0) return 0;  // defensive: nothing left to try
+    const event& e = ev[k];
+    if (!e.is_return) {
+      const op<M>& o = ops[e.index];
+      auto [accepted, out, next_state] = M::step(state, *o.input);
+      bool fits;
+      if (o.output == nullptr) {  // indeterminate: took effect (if the model accepts it) or not
+        fits = true;
+        if (!accepted) next_state = state;
+      } else {
+        fits = accepted && out == *o.output;
+      }
+      bool fresh = false;
+      if (fits) {
+        linearized[e.index / 64] |= std::uint64_t{1} << (e.index % 64);
+        key kk{linearized, next_state, bits_hash() ^ (hash_state<M>(next_state) * 0x9E3779B97F4A7C15ULL)};
+        fresh = seen.insert(std::move(kk)).second;
+        if (!fresh) linearized[e.index / 64] &= ~(std::uint64_t{1} << (e.index % 64));
+      }
+      if (fresh) {
+        stack.push_back({k, state});
+        state = std::move(next_state);
+        unlink(k);
+        unlink(e.match);
+        k = head;
+      } else {
+        k = e.next;
+      }
+    } else {
+      if (stack.empty()) return 0;
+      const frame f = std::move(stack.back());
+      stack.pop_back();
+      state = f.state;
+      const std::size_t idx = ev[f.call].index;
+      linearized[idx / 64] &= ~(std::uint64_t{1} << (idx % 64));
+      relink(ev[f.call].match);
+      relink(f.call);
+      k = ev[f.call].next;
+    }
+  }
+  return 1;
+}
+
+template <class M, class Input, class Output>
+std::string describe_op(const history_operation<Input, Output>& o) {
+  std::ostringstream s;
+  s << "client " << o.client << ": ";
+  const typename M::output* out = o.output ? &*o.output : nullptr;
+  if constexpr (has_describe<M>::value) s << M::describe(o.input, out);
+  else s << "operation";
+  s << "  [" << detail::format_time(duration(o.call_ns)) << ", "
+    << (o.return_ns == history_operation<Input, Output>::never_returned ? std::string("never returned")
+                                                                         : detail::format_time(duration(o.return_ns)))
+    << "]";
+  return s.str();
+}
+
+}  // namespace detail::lin
+
+/// Checks that the operations of @p h are linearizable with respect to the
+/// sequential model M: some order of them, consistent with real time (an
+/// operation that returned before another was invoked comes first), in
+/// which M, applied one by one from M::init(), gives every recorded output.
+/// An indeterminate operation (history::timeout, or never completed) may
+/// have taken effect at any moment after its invocation, or never.
+///
+/// M is a small struct:
+/// @code
+/// struct register_model {
+///   using state = int; using input = reg_op; using output = int;
+///   static state init() { return 0; }
+///   // (accepted, what the model outputs, the next state)
+///   static std::tuple<bool, output, state> step(const state& s, const input& in);
+///   // optional: static std::string key(const input&);   per-key partitions, checked apart
+///   // optional: static std::size_t hash(const state&);  when std::hash<state> does not exist
+///   // optional: static std::string describe(const input&, const output*);  for the report
+/// };
+/// @endcode
+/// The search is Wing & Gong's with Lowe's memoisation, per partition
+/// (P-compositionality, as Porcupine does). On failure it finds the
+/// earliest moment the history stops being linearizable (cutting the
+/// history there, with the operations still pending treated as
+/// indeterminate) and reports the operations around it.
+template <class M, class Input, class Output>
+linearizability_result check_linearizable(const history<Input, Output>& h, M = {},
+                                          const linearizability_options& opts = {}) {
+  static_assert(std::is_same_v<typename M::input, Input> && std::is_same_v<typename M::output, Output>,
+                "simasio::check_linearizable: the model's input and output types must be the history's");
+  using hop = history_operation<Input, Output>;
+  const auto& all = h.operations();
+  // Partitions: by the model's key, else one.
+  std::map<std::string, std::vector<std::size_t>> parts;
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if constexpr (detail::lin::has_key<M>::value) parts[std::string(M::key(all[i].input))].push_back(i);
+    else parts[""].push_back(i);
+  }
+  // The operations of a partition as seen at time cut: those invoked
+  // before it; one not returned by then is indeterminate.
+  auto view = [&](const std::vector<std::size_t>& ids, std::int64_t cut) {
+    std::vector<detail::lin::op<M>> ops;
+    for (std::size_t i : ids) {
+      const hop& o = all[i];
+      if (o.call_ns > cut) continue;
+      const bool done = o.output.has_value() && !o.indeterminate && o.return_ns <= cut;
+      ops.push_back({i, &o.input, done ? &*o.output : nullptr, o.call_ns, done ? o.return_ns : hop::never_returned});
+    }
+    return ops;
+  };
+  linearizability_result result;
+  for (const auto& [name, ids] : parts) {
+    std::uint64_t budget = opts.max_steps;
+    const int whole = detail::lin::search<M>(view(ids, hop::never_returned), budget);
+    if (whole == 1) continue;
+    if (whole < 0) {
+      result.decided = false;
+      continue;
+    }
+    // The earliest cut (a response time) at which it already fails: a
+    // shorter history is linearizable whenever a longer one is, so search
+    // the responses in order.
+    std::vector<std::int64_t> cuts;
+    for (std::size_t i : ids)
+      if (all[i].output && !all[i].indeterminate) cuts.push_back(all[i].return_ns);
+    std::sort(cuts.begin(), cuts.end());
+    cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+    std::size_t lo = 0, hi = cuts.size();  // fails at cuts[hi - 1]... find the first failing
+    while (lo < hi) {
+      const std::size_t mid = (lo + hi) / 2;
+      std::uint64_t b = opts.max_steps;
+      if (detail::lin::search<M>(view(ids, cuts[mid]), b) == 0) hi = mid;
+      else lo = mid + 1;
+    }
+    const std::int64_t cut = lo < cuts.size() ? cuts[lo] : hop::never_returned;
+    std::size_t culprit = ids.front();
+    for (std::size_t i : ids)
+      if (all[i].output && !all[i].indeterminate && all[i].return_ns == cut) culprit = i;
+    const hop& c = all[culprit];
+    std::vector<std::size_t> window;
+    std::map<std::uint32_t, std::size_t> last_before;  // client -> its latest operation done before the culprit
+    for (std::size_t i : ids) {
+      const hop& o = all[i];
+      if (o.call_ns > cut) continue;
+      if (o.call_ns <= c.return_ns && o.return_ns >= c.call_ns) {
+        window.push_back(i);  // concurrent with it
+      } else if (o.return_ns < c.call_ns) {
+        const auto it = last_before.find(o.client);
+        if (it == last_before.end() || all[it->second].return_ns < o.return_ns) last_before[o.client] = i;
+      }
+    }
+    for (const auto& [client, i] : last_before) window.push_back(i);
+    std::sort(window.begin(), window.end(), [&](std::size_t a, std::size_t b) {
+      return all[a].call_ns != all[b].call_ns ? all[a].call_ns < all[b].call_ns : a < b;
+    });
+    result.ok = false;
+    result.culprit = culprit;
+    result.window = window;
+    std::ostringstream s;
+    s << "not linearizable" << (name.empty() ? std::string() : " (key " + name + ")") << ": no order of these "
+      << window.size() << " operations explains the response at " << detail::format_time(duration(cut)) << "\n";
+    for (std::size_t i : window)
+      s << (i == culprit ? "  > " : "    ") << "#" << i << " " << detail::lin::describe_op<M>(all[i]) << "\n";
+    result.explanation = s.str();
+    return result;
+  }
+  return result;
+}
+
+}  // namespace simasio
+
+#endif  // SIMASIO_CHECK_LINEARIZABILITY_HPP
