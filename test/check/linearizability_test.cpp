@@ -6,12 +6,18 @@
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <deque>
 #include <map>
 #include <numeric>
 #include <string>
 #include <tuple>
 #include <vector>
+
+#include <unistd.h>
 
 namespace {
 
@@ -262,6 +268,35 @@ BOOST_AUTO_TEST_CASE(history_reads_the_world_time_and_refuses_unknown_ids) {
   const auto id = h.invoke(0, write_of(1));
   BOOST_TEST(h.operations()[id].call_ns == 5'000'000);
   BOOST_CHECK_THROW(h.complete(id + 1, 0), simasio::usage_error);
+}
+
+BOOST_AUTO_TEST_CASE(require_linearizable_throws_the_explanation_and_writes_a_lane_diagram) {
+  const auto dir = std::filesystem::temp_directory_path() / ("simasio_lin_" + std::to_string(::getpid()));
+  ::setenv("SIMASIO_ARTIFACTS", dir.c_str(), 1);
+  reg_history h;
+  op(h, 0, write_of(1), 0, 10, 20);
+  op(h, 1, read_of(), 0, 30, 40);  // stale
+  h.timeout(h.invoke(2, write_of(5), 35));
+  std::string what;
+  try {
+    simasio::require_linearizable(h, register_model{}, "reg");
+  } catch (const simasio::linearizability_error& e) {
+    what = e.what();
+  }
+  ::unsetenv("SIMASIO_ARTIFACTS");
+  BOOST_TEST(what.find("read() -> 0") != std::string::npos, what);
+  const auto file = dir / "reg-seedunknown.html";
+  BOOST_TEST(what.find(file.string()) != std::string::npos, what);
+  std::ifstream in(file);
+  const std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  BOOST_TEST(html.find("class=\"bad\"") != std::string::npos);   // the culprit
+  BOOST_TEST(html.find("class=\"win\"") != std::string::npos);   // the write it contradicts
+  BOOST_TEST(html.find("open") != std::string::npos);            // the write that never returned
+  BOOST_TEST(html.find("client 2") != std::string::npos);
+  std::filesystem::remove_all(dir);
+  reg_history fine;
+  op(fine, 0, write_of(1), 0, 10, 20);
+  BOOST_CHECK_NO_THROW(simasio::require_linearizable(fine, register_model{}));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -3,11 +3,15 @@
 #define SIMASIO_CHECK_LINEARIZABILITY_HPP
 
 #include <simasio/check/history.hpp>
+#include <simasio/detail/env.hpp>
 #include <simasio/detail/format.hpp>
 
 #include <algorithm>
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <functional>
+#include <stdexcept>
 #include <map>
 #include <sstream>
 #include <string>
@@ -312,6 +316,92 @@ linearizability_result check_linearizable(const history<Input, Output>& h, M = {
     return result;
   }
   return result;
+}
+
+/// A self-contained HTML page: one lane per client, each operation a bar
+/// from invocation to response (dashed to the right edge when it never
+/// returned), the failure's window outlined and its culprit in red.
+template <class M, class Input, class Output>
+std::string history_html(const history<Input, Output>& h, const linearizability_result& r, M = {},
+                         const std::string& title = "history") {
+  using hop = history_operation<Input, Output>;
+  const auto& ops = h.operations();
+  std::int64_t t0 = std::numeric_limits<std::int64_t>::max(), t1 = 0;
+  std::uint32_t clients = 0;
+  for (const hop& o : ops) {
+    t0 = std::min(t0, o.call_ns);
+    t1 = std::max(t1, o.return_ns == hop::never_returned ? o.call_ns : o.return_ns);
+    clients = std::max(clients, o.client + 1);
+  }
+  if (ops.empty()) t0 = 0;
+  const double width = 1200, lane = 46, left = 90;
+  const double span = static_cast<double>(std::max<std::int64_t>(t1 - t0, 1));
+  auto x = [&](std::int64_t t) { return left + (width - left - 20) * static_cast<double>(t - t0) / span; };
+  auto esc = [](const std::string& in) {
+    std::string out;
+    for (char c : in) out += c == '<' ? std::string("&lt;") : c == '>' ? std::string("&gt;") : c == '&' ? std::string("&amp;") : std::string(1, c);
+    return out;
+  };
+  std::ostringstream s;
+  s << "<!doctype html><html><head><meta charset=\"utf-8\"><title>" << esc(title) << "</title><style>"
+    << "body{font:12px sans-serif;margin:8px} .op{fill:#cfe0fb;stroke:#2a6fdb} .win{fill:#fde7c3;stroke:#e90}"
+    << " .bad{fill:#f7c5c5;stroke:#d22;stroke-width:2} .open{stroke-dasharray:4 3} text{font-size:10px}</style>"
+    << "</head><body><h1 style=\"font-size:14px\">" << esc(title) << "</h1><p>"
+    << (r.ok ? std::string("linearizable") : esc(r.explanation.substr(0, r.explanation.find('\n')))) << "</p>";
+  s << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << 40 + lane * clients << "\">";
+  for (std::uint32_t c = 0; c < clients; ++c)
+    s << "<text x=\"4\" y=\"" << 30 + lane * c + 14 << "\">client " << c << "</text>";
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    const hop& o = ops[i];
+    const bool open = o.return_ns == hop::never_returned;
+    const double a = x(o.call_ns), b = open ? width - 20 : std::max(x(o.return_ns), a + 2);
+    const bool in_window = std::find(r.window.begin(), r.window.end(), i) != r.window.end();
+    const char* cls = !r.ok && i == r.culprit ? "bad" : in_window ? "win" : "op";
+    const double y = 30 + lane * o.client;
+    s << "<g><title>#" << i << " " << esc(detail::lin::describe_op<M>(o)) << "</title><rect class=\"" << cls
+      << (open ? " open" : "") << "\" x=\"" << a << "\" y=\"" << y << "\" width=\"" << b - a
+      << "\" height=\"20\" rx=\"3\"/>";
+    if (b - a > 40) {
+      const typename M::output* out = o.output ? &*o.output : nullptr;
+      std::string label = "#" + std::to_string(i);
+      if constexpr (detail::lin::has_describe<M>::value) label = M::describe(o.input, out);
+      s << "<text x=\"" << a + 3 << "\" y=\"" << y + 14 << "\">" << esc(label) << "</text>";
+    }
+    s << "</g>";
+  }
+  s << "</svg><pre>" << esc(r.explanation) << "</pre></body></html>\n";
+  return s.str();
+}
+
+/// Thrown by require_linearizable: what() is the checker's explanation and
+/// where its diagram was written.
+class linearizability_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// check_linearizable, as a scenario's assertion: on failure writes
+/// history_html to `<artifacts>/<name>-seed<seed>.html` (SIMASIO_ARTIFACTS,
+/// else .simasio; the seed of the world running on this thread) and throws
+/// linearizability_error with the explanation and the file's path.
+template <class M, class Input, class Output>
+void require_linearizable(const history<Input, Output>& h, M model = {}, const std::string& name = "history",
+                          const linearizability_options& opts = {}) {
+  const linearizability_result r = check_linearizable(h, model, opts);
+  if (r.ok) return;
+  std::string seed = "unknown";
+  if (detail::world_core* core = detail::current_core()) seed = std::to_string(core->options().seed);
+  const std::filesystem::path dir = detail::env_string("SIMASIO_ARTIFACTS").value_or(".simasio");
+  const std::filesystem::path file = dir / (name + "-seed" + seed + ".html");
+  std::string where;
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  std::ofstream out(file);
+  if (out) {
+    out << history_html(h, r, model, name + ", seed " + seed);
+    where = "; diagram: " + file.string();
+  }
+  throw linearizability_error(r.explanation + where);
 }
 
 }  // namespace simasio
