@@ -1,0 +1,210 @@
+// 12_replicated_register — a primary-backup register whose reads go to the backup: a stale read under a partition, found by the linearizability checker.
+//
+// The primary (host "primary") holds an integer register. A write goes to
+// the primary, which applies it, answers "ok" and forwards it to the backup
+// (host "backup") without waiting. Reads are the planted bug: to spread the
+// load they are served by the backup, which lags behind whenever a
+// forwarded write is late or lost. Two clients each run 20 operations,
+// writing distinct values and reading, over UDP with a 30 ms timeout (an
+// operation that times out may or may not have taken effect); each seed
+// partitions the primary from the backup for a while. Every operation is
+// recorded in a simasio::history and, at the end, require_linearizable
+// checks it against a sequential register. check() finds a seed where a
+// client reads a value older than one already acknowledged, prints the
+// operations that show it and writes a lane diagram; the fixed store, which
+// serves reads from the primary, passes the same seeds.
+#include <simasio/asio.hpp>
+#include <simasio/check/linearizability.hpp>
+#include <simasio/simasio.hpp>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/experimental/awaitable_operators.hpp>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+
+namespace net = simasio::asio;
+using net::ip::udp;
+using namespace std::chrono_literals;
+using namespace net::experimental::awaitable_operators;
+
+namespace {
+
+// ---- the sequential model -------------------------------------------------------------
+struct reg_input {
+  bool write = false;
+  int value = 0;
+};
+struct register_model {
+  using state = int;
+  using input = reg_input;
+  using output = int;
+  static state init() { return 0; }
+  static std::tuple<bool, output, state> step(const state& s, const input& in) {
+    if (in.write) return {true, 0, in.value};
+    return {true, s, s};
+  }
+  static std::string describe(const input& in, const output* out) {
+    return in.write ? "write(" + std::to_string(in.value) + ")"
+                    : "read() -> " + (out != nullptr ? std::to_string(*out) : std::string("timeout"));
+  }
+};
+using reg_history = simasio::history<reg_input, int>;
+
+constexpr unsigned short port = 7000;
+
+// ---- the servers: "w <v>" -> "ok", "r" -> "<v>", "fwd <v>" (primary to backup) ----------
+net::awaitable<void> serve(std::shared_ptr<int> value, bool primary, udp::endpoint backup) {
+  auto ex = co_await net::this_coro::executor;
+  udp::socket socket(ex, udp::endpoint(udp::v4(), port));
+  char buf[64];
+  for (;;) {
+    udp::endpoint from;
+    auto [ec, n] = co_await socket.async_receive_from(net::buffer(buf), from, net::as_tuple(net::use_awaitable));
+    if (ec) co_return;
+    const std::string msg(buf, n);
+    std::string reply;
+    if (msg.rfind("w ", 0) == 0 && primary) {
+      *value = std::stoi(msg.substr(2));
+      // Forward to the backup without waiting: fire and forget.
+      co_await socket.async_send_to(net::buffer("fwd " + msg.substr(2)), backup, net::as_tuple(net::use_awaitable));
+      reply = "ok";
+    } else if (msg.rfind("fwd ", 0) == 0) {
+      *value = std::stoi(msg.substr(4));
+      continue;
+    } else if (msg == "r") {
+      reply = std::to_string(*value);
+    } else {
+      continue;
+    }
+    co_await socket.async_send_to(net::buffer(reply), from, net::as_tuple(net::use_awaitable));
+  }
+}
+
+// ---- a client: 20 operations, each recorded with its invocation and response -------------
+net::awaitable<void> client(std::uint32_t id, reg_history& h, udp::endpoint primary, udp::endpoint reads_from,
+                            std::shared_ptr<int> done, simasio::world& w) {
+  auto ex = co_await net::this_coro::executor;
+  udp::socket socket(ex, udp::v4());
+  char buf[64];
+  for (int i = 0; i < 20; ++i) {
+    const bool write = w.random().below(2) == 0;
+    const int value = static_cast<int>(id) * 1000 + i + 1;  // distinct values
+    const auto op = h.invoke(id, reg_input{write, value});
+    const std::string msg = write ? "w " + std::to_string(value) : "r";
+    co_await socket.async_send_to(net::buffer(msg), write ? primary : reads_from, net::as_tuple(net::use_awaitable));
+    net::steady_timer timeout(ex, 30ms);
+    udp::endpoint from;
+    auto result = co_await (socket.async_receive_from(net::buffer(buf), from, net::as_tuple(net::use_awaitable)) ||
+                            timeout.async_wait(net::as_tuple(net::use_awaitable)));
+    if (result.index() == 0 && !std::get<0>(std::get<0>(result))) {
+      const std::string reply(buf, std::get<1>(std::get<0>(result)));
+      h.complete(op, write ? 0 : std::stoi(reply));
+    } else {
+      h.timeout(op);
+      // A late reply would answer the next operation: start again on a fresh socket.
+      socket = udp::socket(ex, udp::v4());
+    }
+    net::steady_timer pause(ex, std::chrono::milliseconds(1 + w.random().below(10)));
+    co_await pause.async_wait(net::use_awaitable);
+  }
+  ++*done;
+}
+
+// One seed: 1-10 ms latency, the primary partitioned from the backup for
+// 50-250 ms starting at a drawn moment.
+void scenario(simasio::world& w, bool reads_from_backup, reg_history& h) {
+  simasio::link_config link;
+  link.min_latency = 1ms;
+  link.max_latency = 10ms;
+  w.net().configure(link);
+  auto& p = w.add_host("primary");
+  auto& b = w.add_host("backup");
+  const udp::endpoint primary_ep(p.address(), port), backup_ep(b.address(), port);
+  net::co_spawn(p.context(), serve(std::make_shared<int>(0), true, backup_ep), net::detached);
+  net::co_spawn(b.context(), serve(std::make_shared<int>(0), false, backup_ep), net::detached);
+  auto done = std::make_shared<int>(0);
+  for (std::uint32_t c = 0; c < 2; ++c)
+    net::co_spawn(w.add_host("client" + std::to_string(c)).context(),
+                  client(c, h, primary_ep, reads_from_backup ? backup_ep : primary_ep, done, w), net::detached);
+  const auto start = std::chrono::milliseconds(w.random().between(0, 150));
+  const auto length = std::chrono::milliseconds(w.random().between(50, 250));
+  w.run_for(start);
+  w.net().partition({{&p}, {&b}});
+  w.run_for(length);
+  w.net().heal();
+  if (!w.run_until([&] { return *done == 2; }, 10s)) throw std::runtime_error("the clients did not finish");
+  simasio::require_linearizable(h, register_model{}, reads_from_backup ? "reads_from_backup" : "reads_from_primary");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IONBF, 0);
+  std::uint64_t seeds = 300;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--seeds") == 0 && i + 1 < argc) {
+      char* end = nullptr;
+      seeds = std::strtoull(argv[++i], &end, 10);
+      if (*end != '\0' || seeds == 0) {
+        std::fprintf(stderr, "%s: --seeds '%s' is not a positive number of seeds\n", argv[0], argv[i]);
+        return 2;
+      }
+    } else {
+      std::fprintf(stderr, "usage: %s [--seeds N]\n", argv[0]);
+      return 2;
+    }
+  }
+  std::printf("simasio: a primary-backup register, 2 clients x 20 operations, a partition per seed\n\n");
+  simasio::check_options opts;
+  opts.seeds = seeds;
+  opts.print = false;
+  opts.name = "reads_from_backup";
+  const auto flawed = simasio::check(
+      [](simasio::world& w) {
+        reg_history h;
+        scenario(w, true, h);
+      },
+      opts);
+  if (flawed.ok()) {
+    std::printf("reads from the backup: no stale read found in %llu seeds\n",
+                static_cast<unsigned long long>(flawed.runs));
+    return 1;
+  }
+  const simasio::failure& f = *flawed.failure;
+  std::printf("reads from the backup: not linearizable at seed %llu (after %llu seeds)\n%s\n",
+              static_cast<unsigned long long>(f.seed), static_cast<unsigned long long>(flawed.runs), f.what.c_str());
+  std::printf("  replay: %s\n", f.replay.c_str());
+  try {
+    simasio::replay(
+        [](simasio::world& w) {
+          reg_history h;
+          scenario(w, true, h);
+        },
+        f.seed);
+    std::printf("  replay: NOT reproduced\n");
+    return 1;
+  } catch (const simasio::scenario_failure&) {
+    std::printf("  replay reproduces it\n");
+  }
+  opts.name = "reads_from_primary";
+  const auto fixed = simasio::check(
+      [](simasio::world& w) {
+        reg_history h;
+        scenario(w, false, h);
+      },
+      opts);
+  if (!fixed.ok()) {
+    std::printf("reads from the primary: FAILED at seed %llu: %s\n",
+                static_cast<unsigned long long>(fixed.failure->seed), fixed.failure->what.c_str());
+    return 1;
+  }
+  std::printf("reads from the primary: linearizable over %llu seeds\n", static_cast<unsigned long long>(fixed.runs));
+  return 0;
+}
