@@ -21,6 +21,8 @@
 //                                 Asio's file classes on the host's simulated disk
 //   asio.hpp                      namespace simasio::asio: Asio's names with simasio's objects
 //   check/check.hpp               check (seed sweeps, parallel, sharded), shrinking, replay
+//   check/history.hpp, check/linearizability.hpp
+//                                 recorded client operations; check_linearizable against a model
 //   random/tape_file.hpp          choice tapes on disk (SIMASIO_TAPE)
 //   log/log.hpp                   spdlog loggers per host, stamped with virtual time
 //   boost_test.hpp, gtest.hpp     SIMASIO_TEST_CASE / SIMASIO_TEST (include them yourself)
@@ -52,6 +54,8 @@
 #include <simasio/ip/udp.hpp>
 #include <simasio/net/network.hpp>
 #include <simasio/check/check.hpp>
+#include <simasio/check/history.hpp>
+#include <simasio/check/linearizability.hpp>
 #include <simasio/clock.hpp>
 #include <simasio/error.hpp>
 #include <simasio/host.hpp>

@@ -399,7 +399,7 @@ void require_linearizable(const history<Input, Output>& h, M model = {}, const s
   std::ofstream out(file);
   if (out) {
     out << history_html(h, r, model, name + ", seed " + seed);
-    where = "; diagram: " + file.string();
+    where = "lane diagram: " + file.string();
   }
   throw linearizability_error(r.explanation + where);
 }
