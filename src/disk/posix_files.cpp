@@ -36,7 +36,16 @@ struct posix_file {
 
 // The descriptors of the worlds run on this thread. Ordered: nothing here
 // is iterated in an order that reaches a world, but stay deterministic.
-thread_local std::map<int, posix_file> files;
+// close() and read() are called during static destruction too (a log
+// sink closing its file), after this thread's table is gone: the flag,
+// trivially destructible, says so.
+thread_local bool table_alive = true;
+struct descriptor_table {
+  std::map<int, posix_file> map;
+  ~descriptor_table() { table_alive = false; }
+};
+thread_local descriptor_table table;
+thread_local std::map<int, posix_file>& files = table.map;
 
 constexpr std::size_t root_length = sizeof(disk_root) - 1;
 
@@ -96,7 +105,7 @@ bool sim_path(const char* path) noexcept {
   return std::strncmp(path, disk_root, root_length) == 0 && (path[root_length] == '\0' || path[root_length] == '/');
 }
 
-bool sim_fd(int fd) noexcept { return !files.empty() && files.count(fd) != 0; }
+bool sim_fd(int fd) noexcept { return table_alive && !files.empty() && files.count(fd) != 0; }
 
 int file_open(const char* path, int flags, unsigned /*mode*/) {
   world_core& core = *running_core_tls;
@@ -140,6 +149,7 @@ int file_close(int fd) noexcept {
 }
 
 void forget_posix_files(disk_model& disk, bool close_files) noexcept {
+  if (!table_alive) return;  // the thread's table is gone (static destruction)
   for (auto it = files.begin(); it != files.end();) {
     if (it->second.disk != &disk) {
       ++it;
