@@ -723,21 +723,16 @@ void disk_model::power_cut() {
       ++committed;
   const std::size_t lost = static_cast<std::size_t>(draw(power_stream).below(n - committed + 1));
   for (std::size_t i = 0; i < n; ++i) {
-    const bool kept = i < n - lost;
     std::uint64_t named = 0;
-    for (const auto& [path, id] : journal_[i].entries) {
-      if (kept) {
-        if (id != 0) set_entry(durable_names_, path, id, true);
-        else erase_entry(durable_names_, path, true);
-      }
-      if (id != 0) {
-        --inodes_.at(id)->journal_refs;  // collected below
-        named = id;
-      }
-    }
+    for (const auto& entry : journal_[i].entries)
+      if (entry.second != 0) named = entry.second;
     record(event_kind::disk_resolve,
-           static_cast<std::uint64_t>(kept ? disk_outcome::entry_kept : disk_outcome::entry_lost), named);
+           static_cast<std::uint64_t>(i < n - lost ? disk_outcome::entry_kept : disk_outcome::entry_lost), named);
   }
+  commit(n - lost);
+  for (const dir_op& op : journal_)  // the lost ones
+    for (const auto& [path, id] : op.entries)
+      if (id != 0) --inodes_.at(id)->journal_refs;  // collected below
   journal_.clear();
   // The live namespace is now the medium's. Keep inodes alive while relinking.
   for (auto& [id, f] : inodes_) f->open += 1;
