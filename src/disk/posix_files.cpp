@@ -61,17 +61,28 @@ int errno_of(const boost::system::error_code& ec) noexcept {
   return EIO;
 }
 
-// The host whose code runs now: its process, or the handler's io_context.
-host_state* calling_host(world_core& core) noexcept {
-  if (core.in_process()) return &access::state(core.process_host());
-  if (context_state* ctx = core.current()) return ctx->host;
-  return nullptr;
+// The disk of the host whose code runs now (its process, or the handler's
+// io_context), or null when no host's code runs.
+disk_model* calling_disk(world_core& core) {
+  host_state* host = nullptr;
+  if (core.in_process()) host = &access::state(core.process_host());
+  else if (context_state* ctx = core.current()) host = ctx->host;
+  return host != nullptr ? &disk_of(core, *host) : nullptr;
 }
 
-// A process its host's crash is ending runs only its destructors, while
-// process_exit unwinds it: what they ask of the disk fails (a dead process
-// changes nothing, and SQLite's close must not delete the next one's log).
-bool dying(world_core& core) noexcept { return core.in_process() && std::uncaught_exceptions() > 0; }
+// Whether a call must fail instead of touching the disk: the process its
+// host's crash is ending runs only its destructors while process_exit
+// unwinds it, and what they ask fails (a dead process changes nothing, and
+// SQLite's close must not delete the next one's log); a call that waits
+// also fails in a process that may not block. A destructor of a live
+// process during an ordinary exception is not refused. With an exception
+// in flight may_block() never throws; without one, only a call that waits
+// asks it (and unwinds a killed process as every blocking call does).
+bool refused(world_core& core, bool wait) {
+  if (!core.in_process()) return false;
+  if (std::uncaught_exceptions() > 0) return !core.may_block();
+  return wait && !core.may_block();
+}
 
 std::string disk_path(const char* path) {
   std::string p(path + root_length);
@@ -109,14 +120,15 @@ bool sim_fd(int fd) noexcept { return table_alive && !files.empty() && files.cou
 
 int file_open(const char* path, int flags, unsigned /*mode*/) {
   world_core& core = *running_core_tls;
-  host_state* host = calling_host(core);
-  if (host == nullptr) return fail(ENOENT);  // no host's code is running: no disk to look in
-  if (dying(core)) return fail(EIO);
-  disk_model& disk = disk_of(core, *host);
+  disk_model* d = calling_disk(core);
+  if (d == nullptr) return fail(ENOENT);  // no host's code is running: no disk to look in
+  if (refused(core, false)) return fail(EIO);
+  disk_model& disk = *d;
+  const host_state& host = disk.host();
   boost::system::error_code ec;
   const std::string norm = disk_model::normalize(disk_path(path), ec);
   if (ec) return fail(ENOENT);
-  posix_file pf{&core, &disk, host->id, host->incarnation, nullptr, {}, static_cast<unsigned>(flags), 0};
+  posix_file pf{&core, &disk, host.id, host.incarnation, nullptr, {}, static_cast<unsigned>(flags), 0};
   if (disk.directory(norm)) {
     if ((flags & O_ACCMODE) != O_RDONLY) return fail(EISDIR);
     pf.dir = norm;  // opened, as SQLite does, to be synced
@@ -171,7 +183,7 @@ long file_read(int fd, void* buf, std::size_t n, std::int64_t offset) {
   if ((f->flags & O_ACCMODE) == O_WRONLY) return fail(EBADF);
   if (n == 0) return 0;
   world_core& core = *f->core;
-  if (core.in_process() && !core.may_block()) return fail(EIO);
+  if (refused(core, true)) return fail(EIO);
   const std::uint64_t at = offset < 0 ? f->position : static_cast<std::uint64_t>(offset);
   const duration due = f->disk->blocking_finish(disk_op::read, n);
   boost::system::error_code ec;
@@ -190,7 +202,7 @@ long file_write(int fd, const void* buf, std::size_t n, std::int64_t offset) {
   if ((f->flags & O_ACCMODE) == O_RDONLY) return fail(EBADF);
   if (n == 0) return 0;
   world_core& core = *f->core;
-  if (core.in_process() && !core.may_block()) return fail(EIO);
+  if (refused(core, true)) return fail(EIO);
   std::uint64_t at = offset < 0 ? f->position : static_cast<std::uint64_t>(offset);
   if ((f->flags & O_APPEND) != 0) at = f->file->cache.size();
   const bool sync = (f->flags & O_SYNC) != 0;
@@ -220,7 +232,7 @@ int file_sync(int fd) {
   posix_file* f = lookup(fd);
   if (f == nullptr || f->disk->host().incarnation != f->incarnation) return fail(EBADF);
   world_core& core = *f->core;
-  if (core.in_process() && !core.may_block()) return fail(EIO);
+  if (refused(core, true)) return fail(EIO);
   boost::system::error_code ec;
   if (!f->file) {
     const duration due = f->disk->blocking_finish(disk_op::sync_directory, 0);
@@ -239,7 +251,7 @@ int file_truncate(int fd, std::int64_t size, bool wait) {
   if (f == nullptr || f->disk->host().incarnation != f->incarnation) return fail(EBADF);
   if (!f->file) return fail(EISDIR);
   if (size < 0) return fail(EINVAL);
-  if (dying(*f->core) || (wait && f->core->in_process() && !f->core->may_block())) return fail(EIO);
+  if (refused(*f->core, wait)) return fail(EIO);
   boost::system::error_code ec;
   const duration due = f->disk->blocking_finish(disk_op::resize, 0);
   f->disk->resize(*f->file, static_cast<std::uint64_t>(size), ec);
@@ -257,10 +269,9 @@ int file_fstat(int fd, void* stat_buf) noexcept {
 }
 
 int file_stat(const char* path, void* stat_buf) noexcept {
-  world_core& core = *running_core_tls;
-  host_state* host = calling_host(core);
-  if (host == nullptr) return fail(ENOENT);
-  disk_model& disk = disk_of(core, *host);
+  disk_model* d = calling_disk(*running_core_tls);
+  if (d == nullptr) return fail(ENOENT);
+  disk_model& disk = *d;
   boost::system::error_code ec;
   const std::string p = disk_model::normalize(disk_path(path), ec);
   const std::uint64_t size = disk.file_size(p, ec);
@@ -275,20 +286,19 @@ int file_stat(const char* path, void* stat_buf) noexcept {
 }
 
 int file_access(const char* path, int /*mode*/) noexcept {
-  world_core& core = *running_core_tls;
-  host_state* host = calling_host(core);
-  if (host == nullptr) return fail(ENOENT);
+  disk_model* disk = calling_disk(*running_core_tls);
+  if (disk == nullptr) return fail(ENOENT);
   boost::system::error_code ec;
   const std::string p = disk_model::normalize(disk_path(path), ec);
-  return p == "/" || disk_of(core, *host).exists(p) ? 0 : fail(ENOENT);
+  return p == "/" || disk->exists(p) ? 0 : fail(ENOENT);
 }
 
 int file_unlink(const char* path, bool wait) {
   world_core& core = *running_core_tls;
-  host_state* host = calling_host(core);
-  if (host == nullptr) return fail(ENOENT);
-  if (dying(core) || (wait && core.in_process() && !core.may_block())) return fail(EIO);
-  disk_model& disk = disk_of(core, *host);
+  disk_model* d = calling_disk(core);
+  if (d == nullptr) return fail(ENOENT);
+  if (refused(core, wait)) return fail(EIO);
+  disk_model& disk = *d;
   const duration due = disk.blocking_finish(disk_op::remove, 0);
   boost::system::error_code ec;
   disk.remove(disk_path(path), ec);
@@ -299,10 +309,10 @@ int file_unlink(const char* path, bool wait) {
 
 int file_rename(const char* from, const char* to, bool wait) {
   world_core& core = *running_core_tls;
-  host_state* host = calling_host(core);
-  if (host == nullptr) return fail(ENOENT);
-  if (dying(core) || (wait && core.in_process() && !core.may_block())) return fail(EIO);
-  disk_model& disk = disk_of(core, *host);
+  disk_model* d = calling_disk(core);
+  if (d == nullptr) return fail(ENOENT);
+  if (refused(core, wait)) return fail(EIO);
+  disk_model& disk = *d;
   const duration due = disk.blocking_finish(disk_op::rename, 0);
   boost::system::error_code ec;
   disk.rename(disk_path(from), disk_path(to), ec);

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstring>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <thread>
 
@@ -76,6 +77,30 @@ BOOST_AUTO_TEST_CASE(posix_calls_under_simdisk_reach_the_hosts_disk_and_take_its
   BOOST_TEST(done >= simasio::duration(14ms));
   // Outside a world, the same path is the real file system's.
   BOOST_TEST(::open("/simdisk/data/log.1", O_RDONLY) == -1);
+}
+
+// A live process's destructors run during an ordinary exception too: what
+// they ask of the disk is done (only a process its host's crash is ending
+// is refused).
+BOOST_AUTO_TEST_CASE(a_destructor_during_an_ordinary_exception_still_reaches_the_disk) {
+  simasio::world w;
+  auto& a = w.add_host("a");
+  int unlinked = -1;
+  a.spawn([&] {
+    ::close(::open("/simdisk/tmp", O_RDWR | O_CREAT, 0644));
+    struct cleanup {
+      int& result;
+      ~cleanup() { result = ::unlink("/simdisk/tmp"); }
+    };
+    try {
+      cleanup c{unlinked};
+      throw std::runtime_error("an error the program handles");
+    } catch (const std::runtime_error&) {
+    }
+  });
+  w.run();
+  BOOST_TEST(unlinked == 0);
+  BOOST_TEST(!a.disk().exists("/tmp"));
 }
 
 BOOST_AUTO_TEST_CASE(a_power_cut_closes_the_descriptors_and_loses_what_was_not_synced) {
