@@ -493,6 +493,17 @@ std::size_t disk_model::write(inode& f, std::uint64_t offset, const boost::asio:
   return ec ? 0 : total;
 }
 
+std::size_t disk_model::transfer(inode& f, unsigned flags, std::uint64_t& position, disk_op kind,
+                                 std::uint64_t offset, bool at_position, const boost::asio::mutable_buffer* bufs,
+                                 std::size_t n, boost::system::error_code& ec) {
+  if (kind == disk_op::write && (flags & O_APPEND) != 0) offset = f.cache.size();
+  else if (at_position) offset = position;
+  const std::size_t done = kind == disk_op::read ? read(f, offset, bufs, n, ec)
+                                                 : write(f, offset, bufs, n, (flags & O_SYNC) != 0, ec);
+  if (at_position && done > 0) position = offset + done;
+  return done;
+}
+
 void disk_model::resize(inode& f, std::uint64_t size, boost::system::error_code& ec) {
   ec.clear();
   if (size > max_file_size) {

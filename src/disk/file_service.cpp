@@ -199,23 +199,6 @@ std::size_t total_size(const boost::asio::mutable_buffer* bufs, std::size_t n) {
 }
 }  // namespace
 
-// Does what a read or write does when the disk gets to it.
-static std::size_t perform(disk_model& disk, file_impl& impl, disk_op kind, std::uint64_t offset, bool at_position,
-                           const boost::asio::mutable_buffer* bufs, std::size_t n, boost::system::error_code& ec) {
-  inode& f = *impl.file;
-  const bool append = (impl.flags & O_APPEND) != 0;
-  if (kind == disk_op::write && append) offset = f.cache.size();  // as Linux, even for pwrite
-  else if (at_position) offset = impl.position;
-  std::size_t done = 0;
-  if (kind == disk_op::read) {
-    done = disk.read(f, offset, bufs, n, ec);
-  } else {
-    done = disk.write(f, offset, bufs, n, (impl.flags & O_SYNC) != 0, ec);
-  }
-  if (at_position && done > 0) impl.position = offset + done;
-  return done;
-}
-
 std::size_t file_service::transfer(file_impl& impl, disk_op kind, std::uint64_t offset, bool at_position,
                                    const boost::asio::mutable_buffer* bufs, std::size_t n,
                                    boost::system::error_code& ec) {
@@ -229,7 +212,7 @@ std::size_t file_service::transfer(file_impl& impl, disk_op kind, std::uint64_t 
   disk_model& disk = *impl.ctx->host->disk;
   const duration due =
       disk.blocking_finish(kind, total_size(bufs, n), kind == disk_op::write && (impl.flags & O_SYNC) != 0);
-  const std::size_t done = perform(disk, impl, kind, offset, at_position, bufs, n, ec);
+  const std::size_t done = disk.transfer(*impl.file, impl.flags, impl.position, kind, offset, at_position, bufs, n, ec);
   disk.block_until(due);
   return done;
 }
@@ -269,7 +252,8 @@ void file_service::finish(file_op_base& op) noexcept {
   file_impl& impl = *op.impl_;
   context_state& ctx = *impl.ctx;
   unlink(op);
-  op.bytes_ = perform(*ctx.host->disk, impl, op.kind_, op.offset_, op.at_position_, op.bufs_, op.nbufs_, op.ec_);
+  op.bytes_ = ctx.host->disk->transfer(*impl.file, impl.flags, impl.position, op.kind_, op.offset_, op.at_position_,
+                                       op.bufs_, op.nbufs_, op.ec_);
   ctx.core->post_ready(ctx, &op);
 }
 

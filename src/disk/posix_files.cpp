@@ -176,44 +176,35 @@ void forget_posix_files(disk_model& disk, bool close_files) noexcept {
   }
 }
 
-long file_read(int fd, void* buf, std::size_t n, std::int64_t offset) {
+namespace {
+
+// read/pread (offset -1: at the position) and write/pwrite.
+long transfer(int fd, disk_op kind, void* buf, std::size_t n, std::int64_t offset) {
   posix_file* f = lookup(fd);
   if (f == nullptr || f->disk->host().incarnation != f->incarnation) return fail(EBADF);
   if (!f->file) return fail(EISDIR);
-  if ((f->flags & O_ACCMODE) == O_WRONLY) return fail(EBADF);
+  if ((f->flags & O_ACCMODE) == (kind == disk_op::read ? O_WRONLY : O_RDONLY)) return fail(EBADF);
   if (n == 0) return 0;
-  world_core& core = *f->core;
-  if (refused(core, true)) return fail(EIO);
-  const std::uint64_t at = offset < 0 ? f->position : static_cast<std::uint64_t>(offset);
-  const duration due = f->disk->blocking_finish(disk_op::read, n);
+  if (refused(*f->core, true)) return fail(EIO);
+  const bool sync = kind == disk_op::write && (f->flags & O_SYNC) != 0;
+  const duration due = f->disk->blocking_finish(kind, n, sync);
   boost::system::error_code ec;
   const boost::asio::mutable_buffer b(buf, n);
-  const std::size_t got = f->disk->read(*f->file, at, &b, 1, ec);
+  const std::size_t done = f->disk->transfer(*f->file, f->flags, f->position, kind,
+                                             offset < 0 ? 0 : static_cast<std::uint64_t>(offset), offset < 0, &b, 1, ec);
   if (ec && ec != boost::asio::error::eof) return fail(errno_of(ec));
-  if (offset < 0) f->position = at + got;
   f->disk->block_until(due);
-  return static_cast<long>(got);
+  return static_cast<long>(done);
+}
+
+}  // namespace
+
+long file_read(int fd, void* buf, std::size_t n, std::int64_t offset) {
+  return transfer(fd, disk_op::read, buf, n, offset);
 }
 
 long file_write(int fd, const void* buf, std::size_t n, std::int64_t offset) {
-  posix_file* f = lookup(fd);
-  if (f == nullptr || f->disk->host().incarnation != f->incarnation) return fail(EBADF);
-  if (!f->file) return fail(EISDIR);
-  if ((f->flags & O_ACCMODE) == O_RDONLY) return fail(EBADF);
-  if (n == 0) return 0;
-  world_core& core = *f->core;
-  if (refused(core, true)) return fail(EIO);
-  std::uint64_t at = offset < 0 ? f->position : static_cast<std::uint64_t>(offset);
-  if ((f->flags & O_APPEND) != 0) at = f->file->cache.size();
-  const bool sync = (f->flags & O_SYNC) != 0;
-  const duration due = f->disk->blocking_finish(disk_op::write, n, sync);
-  boost::system::error_code ec;
-  const boost::asio::mutable_buffer b(const_cast<void*>(buf), n);
-  const std::size_t put = f->disk->write(*f->file, at, &b, 1, sync, ec);
-  if (ec) return fail(errno_of(ec));
-  if (offset < 0) f->position = at + put;
-  f->disk->block_until(due);
-  return static_cast<long>(put);
+  return transfer(fd, disk_op::write, const_cast<void*>(buf), n, offset);
 }
 
 std::int64_t file_lseek(int fd, std::int64_t offset, int whence) noexcept {

@@ -101,6 +101,13 @@ class disk_model {
                    boost::system::error_code& ec);
   std::size_t write(inode& f, std::uint64_t offset, const boost::asio::mutable_buffer* bufs, std::size_t n,
                     bool sync_after, boost::system::error_code& ec);
+  // A read or write through an open file (its open(2) flags and position):
+  // at offset, or at the position when at_position (which then moves past
+  // what was transferred); a write with O_APPEND goes to the end, even a
+  // positioned one, as on Linux; O_SYNC syncs after the write.
+  std::size_t transfer(inode& f, unsigned flags, std::uint64_t& position, disk_op kind, std::uint64_t offset,
+                       bool at_position, const boost::asio::mutable_buffer* bufs, std::size_t n,
+                       boost::system::error_code& ec);
   void resize(inode& f, std::uint64_t size, boost::system::error_code& ec);
   void sync(inode& f, boost::system::error_code& ec);
   std::uint64_t dirty_bytes(const inode& f) const noexcept;
