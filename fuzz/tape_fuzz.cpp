@@ -21,15 +21,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (std::string_view(e.what()).substr(0, 19) != "simasio: tape input") broken("message: " + std::string(e.what()));
     return 0;
   }
-  for (const simasio::choice& c : tape.choices)
-    if (c.value >= c.bound) broken("accepted a value not below its bound");
+  for (const simasio::tape_stream& s : tape.streams)
+    for (const simasio::choice& c : s.choices)
+      if (c.value >= c.bound) broken("accepted a value not below its bound");
   const simasio::saved_tape again = simasio::parse_tape(simasio::format_tape(tape), "formatted");
-  if (again.seed != tape.seed || again.choices != tape.choices) broken("format_tape does not parse back to the tape");
+  if (again != tape) broken("format_tape does not parse back to the tape");
 
-  for (const auto policy : {simasio::tape_mismatch::fail, simasio::tape_mismatch::seeded, simasio::tape_mismatch::polite}) {
+  for (const auto policy : {simasio::tape_mismatch::fail, simasio::tape_mismatch::seeded, simasio::tape_mismatch::polite,
+                            simasio::tape_mismatch::adapt}) {
     simasio::world_options opts;
     opts.seed = tape.seed;
-    opts.replay_tape = std::make_shared<const std::vector<simasio::choice>>(tape.choices);
+    opts.replay_tape = std::make_shared<const simasio::saved_tape>(tape);
     opts.on_tape_mismatch = policy;
     try {
       simasio::world w(opts);

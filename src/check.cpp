@@ -42,7 +42,7 @@ struct run_outcome {
 
 run_outcome run_seed(const std::function<void(world&)>& scenario, world_options opts, std::uint64_t seed,
                      bool fail_on_stall, std::vector<trace_event>* events = nullptr,
-                     std::vector<choice>* tape = nullptr, std::vector<std::string>* host_names = nullptr,
+                     saved_tape* tape = nullptr, std::vector<std::string>* host_names = nullptr,
                      std::uint64_t* omitted = nullptr) {
   opts.seed = seed;
   if (tape != nullptr) opts.record_tape = true;
@@ -51,7 +51,7 @@ run_outcome run_seed(const std::function<void(world&)>& scenario, world_options 
   struct keep_records {
     world& w;
     std::vector<trace_event>* events;
-    std::vector<choice>* tape;
+    saved_tape* tape;
     std::vector<std::string>* names;
     std::uint64_t* omitted;
     std::size_t limit;
@@ -62,7 +62,7 @@ run_outcome run_seed(const std::function<void(world&)>& scenario, world_options 
         events->assign(all.end() - static_cast<std::ptrdiff_t>(keep), all.end());
         if (omitted != nullptr) *omitted = w.events().events_omitted() + (all.size() - keep);
       }
-      if (tape != nullptr) *tape = w.tape().entries();
+      if (tape != nullptr) *tape = w.tape().recorded(w.options().seed);
       if (names != nullptr)
         for (host* h : w.hosts()) names->push_back(h->name());
     }
@@ -223,16 +223,18 @@ std::optional<saved_tape> env_tape(world_options& opts, std::string* absolute = 
   if (!path) return std::nullopt;
   saved_tape tape = load_tape(*path);
   if (absolute != nullptr) *absolute = absolute_path(*path);
-  opts.replay_tape = std::make_shared<const std::vector<choice>>(tape.choices);
+  opts.replay_tape = std::make_shared<const saved_tape>(tape);
   opts.on_tape_mismatch = tape_mismatch::fail;
   if (const auto policy = detail::env_string("SIMASIO_TAPE_MISMATCH")) {
     if (*policy == "fail") opts.on_tape_mismatch = tape_mismatch::fail;
     else if (*policy == "seeded") opts.on_tape_mismatch = tape_mismatch::seeded;
     else if (*policy == "polite") opts.on_tape_mismatch = tape_mismatch::polite;
+    else if (*policy == "adapt") opts.on_tape_mismatch = tape_mismatch::adapt;
     else
       throw config_error("simasio: SIMASIO_TAPE_MISMATCH='" + *policy +
                          "' is not a policy: use fail (stop with an error), seeded (continue with the seed's own "
-                         "draws) or polite (continue with polite draws)");
+                         "draws), polite (continue with polite draws) or adapt (keep following the tape, recorded values clamped "
+                         "below the new bounds)");
   }
   return tape;
 }
@@ -312,77 +314,108 @@ run_outcome run_verified(const std::function<void(world&)>& scenario, world_opti
 
 // Minimises a failing run's choice tape toward the polite run (every draw
 // 0: FIFO picks, minimum latency, no faults) while the same failure
-// persists, within a budget of replays: first the shortest failing
-// prefix, then zeroing deviations in halving chunks (delta debugging).
-// Replays answer draws beyond the tape, or past a divergence, politely.
+// persists, within a budget of replays. Streams are independent, so
+// zeroing one draw never moves another stream's draws: first whole
+// streams go polite, in halving groups; then each stream's shortest
+// failing prefix; then single deviations, in halving chunks (delta
+// debugging). Replays answer draws beyond a
+// stream's section, or past a divergence in it, politely.
 struct shrunk {
-  std::vector<choice> tape;
+  saved_tape tape;
   std::uint64_t original_choices = 0;
   int replays = 0;
 };
 
+// What a replay of t needs: trailing polite draws and all-polite streams
+// say nothing a polite replay would not do anyway.
+void trim(saved_tape& t) {
+  for (tape_stream& s : t.streams)
+    while (!s.choices.empty() && s.choices.back().value == 0) s.choices.pop_back();
+  std::erase_if(t.streams, [](const tape_stream& s) { return s.choices.empty(); });
+}
+
 std::optional<shrunk> shrink_failure(const std::function<void(world&)>& scenario, const world_options& base,
                                      std::uint64_t seed, const std::string& signature, bool fail_on_stall,
                                      int budget) {
-  std::vector<choice> recorded;
+  saved_tape recorded;
   if (run_seed(scenario, base, seed, fail_on_stall, nullptr, &recorded).signature != signature)
     return std::nullopt;  // not reproducible: nothing to shrink
   shrunk result;
   result.original_choices = recorded.size();
-  std::vector<choice> best = recorded;
-  auto still_fails = [&](const std::vector<choice>& candidate) {
+  saved_tape best = std::move(recorded);
+  trim(best);
+  auto still_fails = [&](saved_tape candidate) {
     if (result.replays >= budget) return false;
     ++result.replays;
     world_options o = base;
-    o.replay_tape = std::make_shared<const std::vector<choice>>(candidate);
-    o.on_tape_mismatch = tape_mismatch::polite;
-    std::vector<choice> got;
+    o.replay_tape = std::make_shared<const saved_tape>(std::move(candidate));
+    o.on_tape_mismatch = tape_mismatch::adapt;
+    saved_tape got;
     if (run_seed(scenario, o, seed, fail_on_stall, nullptr, &got).signature != signature) return false;
     // Keep what the program actually drew: later draws may have changed.
+    trim(got);
     best = std::move(got);
     return true;
   };
-  // 1. The shortest failing prefix (the rest of the run polite).
-  std::size_t lo = 0, hi = best.size();
-  while (lo < hi) {
-    const std::size_t mid = lo + (hi - lo) / 2;
-    const std::vector<choice> saved = best;
-    if (still_fails(std::vector<choice>(saved.begin(), saved.begin() + static_cast<std::ptrdiff_t>(mid)))) {
-      hi = std::min(mid, best.size());
-    } else {
-      best = saved;
-      lo = mid + 1;
+  // Delta debugging over n items of best: drop(candidate, first, count)
+  // makes items [first, first + count) polite; a success restarts with the
+  // (re-recorded) best at the same chunk size.
+  auto reduce = [&](auto count, auto drop) {
+    for (std::size_t chunk = std::max<std::size_t>(count() / 2, 1); chunk >= 1 && result.replays < budget;) {
+      bool progressed = false;
+      for (std::size_t start = 0; start < count() && result.replays < budget; start += chunk) {
+        saved_tape candidate = best;
+        drop(candidate, start, std::min(chunk, count() - start));
+        if (still_fails(std::move(candidate))) {
+          progressed = true;
+          break;
+        }
+      }
+      if (!progressed) {
+        if (chunk == 1) break;
+        chunk /= 2;
+      }
     }
-    if (result.replays >= budget) break;
+  };
+  // 1. Whole streams.
+  reduce([&] { return best.streams.size(); },
+         [](saved_tape& c, std::size_t first, std::size_t n) {
+           c.streams.erase(c.streams.begin() + static_cast<std::ptrdiff_t>(first),
+                           c.streams.begin() + static_cast<std::ptrdiff_t>(first + n));
+         });
+  // 2. Each stream's shortest failing prefix (the rest of it polite).
+  std::vector<std::string> keys;
+  for (const tape_stream& t : best.streams) keys.push_back(t.key);
+  for (const std::string& key : keys) {
+    const tape_stream* now = best.find(key);
+    std::size_t lo = 0, hi = now != nullptr ? now->choices.size() : 0;
+    while (lo < hi && result.replays < budget) {
+      const std::size_t mid = lo + (hi - lo) / 2;
+      saved_tape candidate = best;
+      for (tape_stream& t : candidate.streams)
+        if (t.key == key) t.choices.resize(std::min(mid, t.choices.size()));
+      if (still_fails(std::move(candidate))) {
+        now = best.find(key);
+        hi = now != nullptr ? std::min(mid, now->choices.size()) : 0;  // gone: the whole stream went polite
+      } else {
+        lo = mid + 1;
+      }
+    }
   }
-  // 2. Zero deviations, in chunks that halve.
+  // 3. Single deviations, stream after stream.
   auto deviation_positions = [&] {
-    std::vector<std::size_t> pos;
-    for (std::size_t i = 0; i < best.size(); ++i)
-      if (best[i].value != 0) pos.push_back(i);
+    std::vector<std::pair<std::size_t, std::size_t>> pos;
+    for (std::size_t s = 0; s < best.streams.size(); ++s)
+      for (std::size_t i = 0; i < best.streams[s].choices.size(); ++i)
+        if (best.streams[s].choices[i].value != 0) pos.emplace_back(s, i);
     return pos;
   };
-  for (std::size_t chunk = std::max<std::size_t>(deviation_positions().size() / 2, 1); chunk >= 1;) {
-    bool progressed = false;
-    std::vector<std::size_t> pos = deviation_positions();
-    for (std::size_t start = 0; start < pos.size() && result.replays < budget; start += chunk) {
-      std::vector<choice> candidate = best;
-      for (std::size_t k = start; k < std::min(pos.size(), start + chunk); ++k) candidate[pos[k]].value = 0;
-      const std::vector<choice> saved = best;
-      if (still_fails(candidate)) {
-        progressed = true;
-        break;  // positions changed: start this chunk size again
-      }
-      best = saved;
-    }
-    if (result.replays >= budget) break;
-    if (!progressed) {
-      if (chunk == 1) break;
-      chunk /= 2;
-    }
-  }
-  // Trailing polite draws carry no information: a replay draws them politely anyway.
-  while (!best.empty() && best.back().value == 0) best.pop_back();
+  reduce([&] { return static_cast<std::size_t>(best.deviations()); },
+         [&](saved_tape& c, std::size_t first, std::size_t n) {
+           const auto pos = deviation_positions();
+           for (std::size_t k = first; k < first + n; ++k) c.streams[pos[k].first].choices[pos[k].second].value = 0;
+         });
+  best.seed = seed;
   result.tape = std::move(best);
   return result;
 }
@@ -510,10 +543,10 @@ check_result check(std::function<void(world&)> scenario, check_options options) 
       std::filesystem::create_directories(dir, ec);
       f.tape_path = dir + "/" + file_stem(name) + "-seed" + std::to_string(f.seed) + ".tape";
       f.shrunk_choices = s->tape.size();
-      f.deviations = deviations(s->tape);
+      f.deviations = s->tape.deviations();
       f.original_choices = s->original_choices;
       try {
-        save_tape(f.tape_path, saved_tape{f.seed, s->tape});
+        save_tape(f.tape_path, s->tape);
       } catch (const tape_error& e) {
         std::fprintf(stderr, "%s\n", e.what());
         f.tape_path.clear();

@@ -1,4 +1,4 @@
-// tape.cpp — names of the draw purposes, and the message of a tape that no longer fits
+// tape.cpp — the streams of a choice tape, and the message of a tape that no longer fits
 #include <simasio/random/tape.hpp>
 
 #include <simasio/error.hpp>
@@ -18,13 +18,96 @@ const char* to_string(choice_purpose p) noexcept {
   return "unknown";
 }
 
-void choice_tape::throw_mismatch(choice_purpose p, std::uint64_t bound) const {
-  const choice& c = replay_[cursor_];
-  throw tape_error("simasio: the tape does not fit this program: choice #" + std::to_string(cursor_) +
-                   " was recorded as a " + to_string(c.purpose) + " draw below " + std::to_string(c.bound) +
-                   ", but the program now makes a " + to_string(p) + " draw below " + std::to_string(bound) +
+bool purpose_of_stream(std::string_view key, choice_purpose& out) noexcept {
+  const std::string_view family = key.substr(0, key.find(':'));
+  for (std::size_t p = 0; p < choice_purpose_count; ++p) {
+    if (family == to_string(static_cast<choice_purpose>(p))) {
+      out = static_cast<choice_purpose>(p);
+      return true;
+    }
+  }
+  return false;
+}
+
+std::size_t saved_tape::size() const noexcept {
+  std::size_t n = 0;
+  for (const tape_stream& s : streams) n += s.choices.size();
+  return n;
+}
+
+std::uint64_t saved_tape::deviations() const noexcept {
+  std::uint64_t n = 0;
+  for (const tape_stream& s : streams)
+    for (const choice& c : s.choices) n += c.value != 0;
+  return n;
+}
+
+const tape_stream* saved_tape::find(std::string_view key) const noexcept {
+  for (const tape_stream& s : streams)
+    if (s.key == key) return &s;
+  return nullptr;
+}
+
+std::uint32_t choice_tape::open(std::string_view key, choice_purpose p) {
+  if (auto it = by_key_.find(key); it != by_key_.end()) return it->second;
+  const auto s = static_cast<std::uint32_t>(lanes_.size());
+  lanes_.push_back(lane{std::string(key), p, no_source, {}});
+  by_key_.emplace(std::string(key), s);
+  if (replay_) link(lanes_.back());
+  return s;
+}
+
+void choice_tape::start_replay(std::shared_ptr<const saved_tape> tape, tape_mismatch on_mismatch) {
+  replay_ = std::move(tape);
+  mismatch_ = on_mismatch;
+  sources_.clear();
+  for (const tape_stream& s : replay_->streams) sources_.push_back(source{&s.choices, 0, false});
+  for (lane& l : lanes_) link(l);
+}
+
+// A positional tape's one section answers every stream; otherwise a stream
+// follows the section of its own key, if the tape has one.
+void choice_tape::link(lane& l) {
+  l.source = no_source;
+  if (replay_->positional) {
+    if (!sources_.empty()) l.source = 0;
+    return;
+  }
+  for (std::size_t i = 0; i < replay_->streams.size(); ++i) {
+    if (replay_->streams[i].key == l.key) {
+      l.source = static_cast<std::uint32_t>(i);
+      return;
+    }
+  }
+}
+
+saved_tape choice_tape::recorded(std::uint64_t seed) const {
+  saved_tape out;
+  out.seed = seed;
+  for (const lane& l : lanes_)
+    if (!l.drawn.empty()) out.streams.push_back(tape_stream{l.key, l.drawn});
+  return out;
+}
+
+void choice_tape::throw_mismatch(std::uint32_t s, std::uint64_t bound) const {
+  const lane& l = lanes_[s];
+  const source& from = sources_[l.source];
+  const choice& c = (*from.choices)[from.cursor];
+  std::string where, was, now;
+  if (replay_->positional) {
+    where = "choice #" + std::to_string(from.cursor);
+    was = "a " + std::string(to_string(c.purpose)) + " draw below " + std::to_string(c.bound);
+    now = "a " + std::string(to_string(l.purpose)) + " draw below " + std::to_string(bound) + " (stream '" + l.key + "')";
+  } else {
+    where = "draw #" + std::to_string(from.cursor) + " of stream '" + l.key + "'";
+    was = "a draw below " + std::to_string(c.bound);
+    now = "a draw below " + std::to_string(bound);
+  }
+  throw tape_error("simasio: the tape does not fit this program: " + where + " was recorded as " + was +
+                   ", but the program now makes " + now +
                    ". The code changed since the tape was saved: record a new tape, or replay with "
-                   "tape_mismatch::seeded to continue with the seed's own draws from this point.");
+                   "tape_mismatch::seeded (SIMASIO_TAPE_MISMATCH=seeded) to continue with the seed's own draws "
+                   "from this point.");
 }
 
 }  // namespace simasio

@@ -5,6 +5,7 @@
 #include <simasio/error.hpp>
 
 #include <fstream>
+#include <set>
 #include <sstream>
 
 namespace simasio {
@@ -36,20 +37,69 @@ std::uint64_t number(const std::string& source, std::size_t line, const std::str
     fail(source, line, why);
   }
 }
+
+// Stream keys hold host names and user names: bytes a line cannot carry
+// as they are ('#', spaces, control bytes, '%') are written as %XX.
+std::string escape_key(const std::string& key) {
+  static const char hex[] = "0123456789ABCDEF";
+  std::string out;
+  for (const char ch : key) {
+    const auto u = static_cast<unsigned char>(ch);
+    if (u <= 0x20 || u >= 0x7f || ch == '#' || ch == '%') {
+      out += '%';
+      out += hex[u >> 4];
+      out += hex[u & 15];
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
+
+std::string unescape_key(const std::string& source, std::size_t line, const std::string& text) {
+  auto digit = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    return -1;
+  };
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '%') {
+      out += text[i];
+      continue;
+    }
+    if (i + 2 >= text.size() || digit(text[i + 1]) < 0 || digit(text[i + 2]) < 0)
+      fail(source, line, "stream key '" + text + "' has a '%' not followed by two hex digits");
+    out += static_cast<char>(digit(text[i + 1]) * 16 + digit(text[i + 2]));
+    i += 2;
+  }
+  return out;
+}
 }  // namespace
 
 std::string format_tape(const saved_tape& tape) {
   std::ostringstream out;
-  out << "simasio-tape 1\n# " << tape.choices.size() << " choices, " << deviations(tape.choices)
-      << " deviations from the polite run\nseed " << tape.seed << "\n";
-  for (const choice& c : tape.choices) out << to_string(c.purpose) << ' ' << c.bound << ' ' << c.value << '\n';
+  out << "simasio-tape " << (tape.positional ? 1 : 2) << "\n# " << tape.size() << " choices";
+  if (!tape.positional) out << " in " << tape.streams.size() << (tape.streams.size() == 1 ? " stream" : " streams");
+  out << ", " << tape.deviations() << " deviations from the polite run\nseed " << tape.seed << "\n";
+  for (const tape_stream& s : tape.streams) {
+    if (tape.positional) {
+      for (const choice& c : s.choices) out << to_string(c.purpose) << ' ' << c.bound << ' ' << c.value << '\n';
+      continue;
+    }
+    out << "stream " << escape_key(s.key) << '\n';
+    for (const choice& c : s.choices) out << c.bound << ' ' << c.value << '\n';
+  }
   return out.str();
 }
 
 saved_tape parse_tape(std::string_view text, const std::string& source) {
   saved_tape tape;
   std::size_t n = 0;
-  bool header = false, seed = false;
+  int version = 0;
+  bool seed = false;
+  std::set<std::string> keys;
   while (!text.empty()) {
     const std::size_t end = text.find('\n');
     std::string line(text.substr(0, end));
@@ -59,13 +109,15 @@ saved_tape parse_tape(std::string_view text, const std::string& source) {
     std::istringstream words(line);
     std::string first;
     if (!(words >> first)) continue;
-    if (!header) {
-      std::string version, extra;
-      if (first != "simasio-tape" || !(words >> version))
-        fail(source, n, "not a simasio tape (it must start with 'simasio-tape 1')");
+    if (version == 0) {
+      std::string v, extra;
+      if (first != "simasio-tape" || !(words >> v))
+        fail(source, n, "not a simasio tape (it must start with 'simasio-tape 2')");
       if (words >> extra) fail(source, n, "expected 'simasio-tape <version>', found more after the version");
-      if (version != "1") fail(source, n, "tape format version " + version + " is not supported (this simasio reads 1)");
-      header = true;
+      if (v != "1" && v != "2") fail(source, n, "tape format version " + v + " is not supported (this simasio reads 1 and 2)");
+      version = v == "1" ? 1 : 2;
+      tape.positional = version == 1;
+      if (tape.positional) tape.streams.push_back(tape_stream{});
       continue;
     }
     std::string a, b, extra;
@@ -77,15 +129,31 @@ saved_tape parse_tape(std::string_view text, const std::string& source) {
       continue;
     }
     choice c;
-    if (!purpose_from(first, c.purpose))
-      fail(source, n, "unknown purpose '" + first + "' (expected scheduler, network, user or buggify)");
-    if (!(words >> a >> b) || (words >> extra)) fail(source, n, "expected '<purpose> <bound> <value>'");
+    if (version == 2 && first == "stream") {
+      if (!(words >> a) || (words >> extra)) fail(source, n, "expected 'stream <key>'");
+      std::string key = unescape_key(source, n, a);
+      if (!purpose_of_stream(key, c.purpose))
+        fail(source, n, "stream '" + a + "' is of no known family (scheduler, network, user, buggify or disk)");
+      if (!keys.insert(key).second) fail(source, n, "a second section for stream '" + a + "'");
+      tape.streams.push_back(tape_stream{std::move(key), {}});
+      continue;
+    }
+    if (version == 1) {
+      if (!purpose_from(first, c.purpose))
+        fail(source, n, "unknown purpose '" + first + "' (expected scheduler, network, user, buggify or disk)");
+      if (!(words >> a >> b) || (words >> extra)) fail(source, n, "expected '<purpose> <bound> <value>'");
+    } else {
+      if (tape.streams.empty()) fail(source, n, "a draw before any 'stream <key>' line");
+      purpose_of_stream(tape.streams.back().key, c.purpose);
+      a = first;
+      if (!(words >> b) || (words >> extra)) fail(source, n, "expected '<bound> <value>' or 'stream <key>'");
+    }
     c.bound = number(source, n, a, "bound");
     c.value = number(source, n, b, "value");
     if (c.value >= c.bound) fail(source, n, "value " + b + " is not below its bound " + a);
-    tape.choices.push_back(c);
+    tape.streams.back().choices.push_back(c);
   }
-  if (!header) fail(source, 0, "is empty: a tape starts with 'simasio-tape 1'");
+  if (version == 0) fail(source, 0, "is empty: a tape starts with 'simasio-tape 2'");
   if (!seed) fail(source, 0, "has no 'seed' line");
   return tape;
 }
@@ -106,10 +174,5 @@ saved_tape load_tape(const std::string& path) {
   return parse_tape(text.str(), file_source(path));
 }
 
-std::uint64_t deviations(const std::vector<choice>& choices) noexcept {
-  std::uint64_t n = 0;
-  for (const choice& c : choices) n += c.value != 0;
-  return n;
-}
 
 }  // namespace simasio

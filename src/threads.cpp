@@ -371,7 +371,7 @@ bool cond_wake(void* cond, bool all) noexcept {
   } else {
     std::size_t i = 0;
     if (list.size() > 1 && c.explores())
-      i = static_cast<std::size_t>(c.random(choice_purpose::scheduler).below(list.size()));
+      i = static_cast<std::size_t>(c.sched_rng(c.current() != nullptr ? c.current()->host : nullptr).below(list.size()));
     sync_waiter* w = list[i];
     list.erase(list.begin() + static_cast<std::ptrdiff_t>(i));
     thread_sync::wake(c, *w);

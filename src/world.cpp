@@ -149,6 +149,11 @@ void world::sometimes(std::string name, std::function<bool()> condition) {
   core_->sometimes(std::move(name), std::move(condition));
 }
 
+rng& world::random(std::string_view name) {
+  if (name.empty()) return core_->user_rng();
+  return core_->stream("user:" + std::string(name), choice_purpose::user);
+}
+
 bool buggify(std::string_view site) {
   detail::world_core* core = detail::current_core();
   return core != nullptr && core->buggify(site);

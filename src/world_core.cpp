@@ -42,18 +42,16 @@ bool install_ssl_hooks();  // src/ssl.cpp
 
 world_core::world_core(const world_options& opts)
     : opts_(opts),
-      streams_{rng(opts.seed, choice_purpose::scheduler, &tape_), rng(opts.seed, choice_purpose::network, &tape_),
-               rng(opts.seed, choice_purpose::user, &tape_), rng(opts.seed, choice_purpose::buggify, &tape_),
-               rng(opts.seed, choice_purpose::disk, &tape_)},
       entropy_(opts.seed ^ 0x5851F42D4C957F2DULL) {
 #if defined(SIMASIO_WITH_OPENSSL)
   install_ssl_hooks();  // OpenSSL's randomness and clock from the world (src/ssl.cpp)
 #endif
   if (opts_.record_tape) tape_.start_recording();
-  if (opts_.replay_tape) tape_.start_replay(*opts_.replay_tape, opts_.on_tape_mismatch);
+  if (opts_.replay_tape) tape_.start_replay(opts_.replay_tape, opts_.on_tape_mismatch);
+  sched_ = &stream("scheduler", choice_purpose::scheduler);
   trace_.record_all(opts_.record_trace, opts_.record_trace_limit, opts_.record_trace_first);
   trace_.hash_events(opts_.hash_trace);
-  strategy_ = sched::make_strategy(opts_, random(choice_purpose::scheduler));
+  strategy_ = sched::make_strategy(opts_, *sched_);
   explores_ = strategy_->explores();
   watches_steps_ = strategy_->watches_steps();
 }
@@ -217,7 +215,7 @@ bool world_core::advance(duration deadline) {
   }
   if (batch_.size() > 1 && explores_) {
     // Selection shuffle: drawing 0 everywhere keeps scheduling order (polite).
-    rng& r = random(choice_purpose::scheduler);
+    rng& r = *sched_;
     for (std::size_t i = 0; i + 1 < batch_.size(); ++i) {
       const std::size_t j = i + r.below(batch_.size() - i);
       if (j != i) {
@@ -238,6 +236,39 @@ bool world_core::advance(duration deadline) {
   return true;
 }
 
+// ---- draws ----------------------------------------------------------------------
+
+namespace {
+// FNV-1a over the key, then splitmix64's finaliser: a stream's seed depends
+// on the world's seed and its name, never on when it was opened.
+std::uint64_t mix64(std::uint64_t z) noexcept {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+std::uint64_t key_hash(std::string_view key) noexcept {
+  std::uint64_t h = 0xCBF29CE484222325ULL;
+  for (const char c : key) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 0x100000001B3ULL;
+  }
+  return mix64(h);
+}
+}  // namespace
+
+rng& world_core::stream(std::string_view key, choice_purpose p) {
+  const std::uint32_t s = tape_.open(key, p);
+  if (s == streams_.size())
+    streams_.push_back(std::make_unique<rng>(mix64(opts_.seed ^ key_hash(key)), p, &tape_, s));
+  return *streams_[s];
+}
+
+rng& world_core::sched_rng(host_state* h) {
+  if (h == nullptr) return *sched_;
+  if (h->scheduler == nullptr) h->scheduler = &stream("scheduler:" + h->name, choice_purpose::scheduler);
+  return *h->scheduler;
+}
+
 // ---- running --------------------------------------------------------------------
 
 operation* world_core::take_operation(context_state& ctx, std::size_t index) {
@@ -253,7 +284,7 @@ operation* world_core::take_operation(context_state& ctx, std::size_t index) {
     return op;
   }
   // A pool context: any of its ready handlers may run next.
-  const auto i = static_cast<std::size_t>(random(choice_purpose::scheduler).below(ctx.ready.size()));
+  const auto i = static_cast<std::size_t>(sched_rng(ctx.host).below(ctx.ready.size()));
   operation* op = ctx.ready.take_at(i);
   if (i == 0 && runnable_.size() > 1) reposition(index);
   return op;
@@ -558,13 +589,15 @@ std::vector<std::pair<std::string, bool>> world_core::reachability() const {
 
 // A site is enabled (or not) the first time a seed reaches it; an enabled
 // site then fires with its own probability at each call. Both are draws
-// from the buggify stream, so adding a site shifts no other decision.
+// from the site's own stream, so adding a site shifts no other decision.
 bool world_core::buggify(std::string_view site) {
   if (!opts_.buggify) return false;
   auto it = buggify_sites_.find(site);
-  if (it == buggify_sites_.end())
-    it = buggify_sites_.emplace(std::string(site), random(choice_purpose::buggify).chance(opts_.buggify_sites)).first;
-  return it->second && random(choice_purpose::buggify).chance(opts_.buggify_fires);
+  if (it == buggify_sites_.end()) {
+    rng& draws = stream("buggify:" + std::string(site), choice_purpose::buggify);
+    it = buggify_sites_.emplace(std::string(site), buggify_site{draws.chance(opts_.buggify_sites), &draws}).first;
+  }
+  return it->second.enabled && it->second.draws->chance(opts_.buggify_fires);
 }
 
 void world_core::check_invariants() {

@@ -108,8 +108,13 @@ class world {
   /// Each declared sometimes-condition, and whether it held in this run.
   std::vector<std::pair<std::string, bool>> reachability() const { return core_->reachability(); }
 
-  /// Seeded draws for scenarios (their own sub-stream).
-  rng& random() noexcept { return core_->random(choice_purpose::user); }
+  /// Seeded draws for scenarios: the "user" stream, its own seed and its
+  /// own section of the choice tape.
+  rng& random() { return core_->user_rng(); }
+  /// A named stream of draws for scenarios ("user:<name>"): independent of
+  /// every other stream, so that (for example) each client's think times
+  /// shrink without moving another client's. An empty name is random().
+  rng& random(std::string_view name);
   /// The rolling hash of every trace event so far.
   std::uint64_t trace_hash() const noexcept { return core_->events().hash(); }
   /// The trace (hash, recent events; all events if record_trace).

@@ -15,7 +15,7 @@ namespace simasio {
 using duration = std::chrono::nanoseconds;
 
 class rng;
-struct choice;
+struct saved_tape;
 enum class tape_mismatch;
 
 /// How one direction of a link behaves (defaults for every pair of hosts).
@@ -27,7 +27,7 @@ struct link_config {
   std::uint64_t bandwidth = 0;  ///< bytes per second on the link, 0 = unlimited (serialisation delay)
   std::size_t mtu = 1500;       ///< bytes per IP packet: TCP segments carry mtu - 40, UDP fragments beyond it
   /// Optional latency distribution replacing the uniform [min, max]; draw
-  /// only from the rng it is given (the network's sub-stream).
+  /// only from the rng it is given (the link's own stream).
   std::function<duration(rng&)> latency;
 };
 
@@ -86,8 +86,9 @@ struct world_options {
   bool buggify = true;                                  ///< simasio::buggify() sites may fire
   double buggify_sites = 0.25;                          ///< chance a site is enabled for a seed
   double buggify_fires = 0.25;                          ///< chance an enabled site fires at a call
-  /// Answer draws from this tape instead of the seed (replay, shrinking).
-  std::shared_ptr<const std::vector<choice>> replay_tape{};
+  /// Answer draws from this tape instead of the seed (replay, shrinking):
+  /// each stream from its section (see tape_stream).
+  std::shared_ptr<const saved_tape> replay_tape{};
   /// What replay does when the program asks for a draw the tape does not hold.
   tape_mismatch on_tape_mismatch{};
 };

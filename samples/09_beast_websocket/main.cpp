@@ -568,7 +568,7 @@ int main(int argc, char** argv) {
     // The shrunk tape: the seed's draws, most of them made polite.
     const simasio::saved_tape tape = simasio::load_tape(f.tape_path);
     simasio::world_options replay_opts;
-    replay_opts.replay_tape = std::make_shared<const std::vector<simasio::choice>>(tape.choices);
+    replay_opts.replay_tape = std::make_shared<const simasio::saved_tape>(tape);
     replay_opts.on_tape_mismatch = simasio::tape_mismatch::polite;
     outcome shrunk;
     shrunk.narrate = true;

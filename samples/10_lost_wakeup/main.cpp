@@ -190,7 +190,7 @@ int main(int argc, char** argv) {
   }
   const simasio::saved_tape tape = simasio::load_tape(f.tape_path);
   simasio::world_options replay_opts;
-  replay_opts.replay_tape = std::make_shared<const std::vector<simasio::choice>>(tape.choices);
+  replay_opts.replay_tape = std::make_shared<const simasio::saved_tape>(tape);
   replay_opts.on_tape_mismatch = simasio::tape_mismatch::polite;
   try {
     simasio::replay([](simasio::world& w) { scenario(w, false, false); }, tape.seed, replay_opts);

@@ -43,23 +43,19 @@ duration draw_latency(rng& r, duration lo, duration hi, const std::function<dura
 
 bool power_of_two(std::size_t n) noexcept { return n != 0 && (n & (n - 1)) == 0; }
 
-// Each family of the disk's draws has a stream of its own, derived from the
-// seed and the host's name (not its creation order).
-rng stream_for(world_core& core, const host_state& host, unsigned family) {
-  return rng(core.options().seed ^ name_hash(host.name) ^ (0x9E3779B97F4A7C15ULL * (family + 1)), choice_purpose::disk,
-             &core.tape());
-}
-
 }  // namespace
 
 disk_model::disk_model(world_core& core, host_state& host)
     : core_(core),
       host_(host),
-      streams_{stream_for(core, host, latency_stream),    stream_for(core, host, read_error_stream),
-               stream_for(core, host, write_error_stream), stream_for(core, host, sync_error_stream),
-               stream_for(core, host, latent_stream),      stream_for(core, host, misdirect_stream),
-               stream_for(core, host, corruption_stream),  stream_for(core, host, power_stream)},
       garbage_(core.options().seed ^ name_hash(host.name) ^ 0xD1B54A32D192ED03ULL) {}
+
+rng& disk_model::open_stream(stream s) {
+  static constexpr const char* family[stream_count] = {"latency", "read-error", "write-error", "sync-error",
+                                                       "latent",  "misdirect",  "corruption",  "power"};
+  streams_[s] = &core_.stream("disk:" + host_.name + ":" + family[s], choice_purpose::disk);
+  return *streams_[s];
+}
 
 disk_model::~disk_model() {
   if (posix_open_ > 0) interpose::forget_posix_files(*this, false);

@@ -182,8 +182,16 @@ void link_layer::finish_removal(std::uint64_t serial) {
 
 // ---- the wire -----------------------------------------------------------------------
 
-duration link_layer::draw_latency(const link_config& cfg) {
-  rng& r = core_.random(choice_purpose::network);
+rng& link_layer::stream(std::uint32_t from, std::uint32_t to) {
+  std::vector<rng*>& out = hosts_[from].out;
+  if (out.size() <= to) out.resize(static_cast<std::size_t>(to) + 1, nullptr);
+  if (out[to] == nullptr)
+    out[to] = &core_.stream("network:" + hosts_[from].state->name + "->" + hosts_[to].state->name,
+                            choice_purpose::network);
+  return *out[to];
+}
+
+duration link_layer::draw_latency(rng& r, const link_config& cfg) {
   if (cfg.latency) return std::max(duration::zero(), cfg.latency(r));
   return r.between(cfg.min_latency, cfg.max_latency);
 }
@@ -274,7 +282,7 @@ void link_layer::send(packet* p) {
     return;
   }
   const link_config& cfg = config(p->from_host, p->to_host);
-  rng& r = core_.random(choice_purpose::network);
+  rng& r = stream(p->from_host, p->to_host);
   // A datagram beyond the MTU travels as IP fragments: losing any loses it.
   const std::size_t payload = cfg.mtu > 28 ? cfg.mtu - 28 : 1;
   const std::size_t fragments = p->data.empty() ? 1 : (p->data.size() + payload - 1) / payload;
@@ -292,9 +300,9 @@ void link_layer::send(packet* p) {
     copy->data = p->data;
     copy->judged_at = p->judged_at;
     record(event_kind::net_duplicate, p->from_host, p->seq, p->to_host);
-    schedule_arrival(copy, sent_at + draw_latency(cfg) + j.by);
+    schedule_arrival(copy, sent_at + draw_latency(r, cfg) + j.by);
   }
-  schedule_arrival(p, sent_at + draw_latency(cfg) + j.by);
+  schedule_arrival(p, sent_at + draw_latency(r, cfg) + j.by);
 }
 
 // ---- protocols -------------------------------------------------------------------------

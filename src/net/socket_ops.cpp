@@ -513,7 +513,7 @@ bool socket_ops::try_write(socket_state& s, sock_op& op) {
   if (room == 0) return false;  // the buffers are full: wait for the peer to read
   std::size_t n = std::min(cap, room);
   // Writes may be accepted partially, as a kernel does: the seed decides.
-  rng& r = core_.random(choice_purpose::network);
+  rng& r = link_.stream(s.conn->host[s.side], s.conn->host[1 - s.side]);
   if (n > 1 && r.chance(0.25)) n = 1 + r.below(n - 1);
   std::vector<char> bytes(n);
   std::size_t copied = 0;

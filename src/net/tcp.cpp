@@ -342,7 +342,7 @@ void tcp_layer::queue_data(tcp_connection& c, int side, std::vector<char> bytes)
   ch.bytes_outstanding += bytes.size();
   // Seeded segment sizes: mostly full segments, sometimes split, so a
   // reader sees data arrive in pieces and framing bugs surface.
-  rng& r = core_.random(choice_purpose::network);
+  rng& r = link_.stream(c.host[side], c.host[1 - side]);
   std::size_t off = 0;
   while (off < bytes.size()) {
     std::size_t n = std::min(mss, bytes.size() - off);
@@ -405,7 +405,7 @@ void tcp_layer::transmit(tcp_connection& c, int side) {
   tcp_channel& ch = c.chan[side];
   const std::uint32_t from = c.host[side], to = c.host[1 - side];
   const link_config& cfg = link_.config(from, to);
-  rng& r = core_.random(choice_purpose::network);
+  rng& r = link_.stream(from, to);
   using action = verdict::action;
   while (!ch.queue.empty() || ch.fin_queued) {
     // TCP needs both directions: without acknowledgements coming back
@@ -454,7 +454,7 @@ void tcp_layer::transmit(tcp_connection& c, int side) {
     // Strictly after the previous segment: events due at one instant are
     // released in seed order, which must not reorder a stream.
     const duration sent_at = link_.on_wire(from, to, cfg, p->data.size() + 40);
-    const duration at = std::max(sent_at + (from == to ? duration::zero() : link_.draw_latency(cfg)) + j.by,
+    const duration at = std::max(sent_at + (from == to ? duration::zero() : link_.draw_latency(r, cfg)) + j.by,
                                  ch.last_arrival + duration(1));
     p->judged_at = link_.rule_serial();
     ch.last_arrival = at;
@@ -602,7 +602,7 @@ void tcp_layer::keepalive(tcp_connection& c, int side) {
   link_layer::judgement j = link_.judge(probe);
   if (j.act == verdict::action::pass || j.act == verdict::action::delay) j = link_.judge(answer);
   const bool passes = j.act == verdict::action::pass || j.act == verdict::action::delay;
-  const bool lost = passes && from != to && core_.random(choice_purpose::network).chance(link_.config(from, to).loss);
+  const bool lost = passes && from != to && link_.stream(from, to).chance(link_.config(from, to).loss);
   const std::uint64_t seq = core_.events().size();
   link_.record(event_kind::net_send, from, seq, to);
   if (!passes || lost) {

@@ -130,8 +130,10 @@ BOOST_AUTO_TEST_CASE(as_default_on_resolver_acceptor_and_socket_work_in_coroutin
         awaitable_acceptor acceptor(executor, {tcp::v4(), 55555});
         awaitable_socket socket = co_await acceptor.async_accept();
         char data[16];
-        std::size_t n = co_await socket.async_read_some(net::buffer(data));
-        co_await net::async_write(socket, net::buffer(data, n));
+        for (;;) {  // as the example: echo until the client goes (end of file ends it by exception)
+          std::size_t n = co_await socket.async_read_some(net::buffer(data));
+          co_await net::async_write(socket, net::buffer(data, n));
+        }
       },
       net::detached);
   std::string reply;

@@ -96,27 +96,31 @@ BOOST_AUTO_TEST_CASE(tape_records_and_replays_exactly) {
   simasio::rng a(11, choice_purpose::user, &rec);
   std::vector<std::uint64_t> drawn;
   for (int i = 0; i < 50; ++i) drawn.push_back(a.below(static_cast<std::uint64_t>(i + 2)));
-  BOOST_TEST(rec.entries().size() == 50u);
+  const simasio::saved_tape saved = rec.recorded();
+  BOOST_REQUIRE(saved.streams.size() == 1u);
+  BOOST_TEST(saved.streams[0].key == "user");
+  BOOST_TEST(saved.size() == 50u);
   BOOST_TEST(rec.choices() == 50u);
 
   choice_tape play;
-  play.start_replay(rec.entries());
+  play.start_replay(saved);
   simasio::rng b(999, choice_purpose::user, &play);  // another seed: the tape decides
   for (int i = 0; i < 50; ++i) BOOST_TEST(b.below(static_cast<std::uint64_t>(i + 2)) == drawn[static_cast<std::size_t>(i)]);
 }
 
 BOOST_AUTO_TEST_CASE(exhausted_tape_answers_the_polite_zero) {
   choice_tape play;
-  play.start_replay({choice{choice_purpose::user, 10, 7}});
+  play.start_replay(simasio::saved_tape{0, {{"user", {choice{choice_purpose::user, 10, 7}}}}});
   simasio::rng r(1, choice_purpose::user, &play);
   BOOST_TEST(r.below(10) == 7u);
   for (int i = 0; i < 10; ++i) BOOST_TEST(r.below(10) == 0u);
   BOOST_TEST(play.deviations() == 1u);
 }
 
-BOOST_AUTO_TEST_CASE(mismatching_tape_is_a_clear_error) {
+BOOST_AUTO_TEST_CASE(mismatching_positional_tape_is_a_clear_error) {
+  // A format-1 tape: one section answering every stream in order.
   choice_tape play;
-  play.start_replay({choice{choice_purpose::network, 10, 3}});
+  play.start_replay(simasio::saved_tape{0, {{"", {choice{choice_purpose::network, 10, 3}}}}, true});
   simasio::rng r(1, choice_purpose::scheduler, &play);
   try {
     r.below(4);
@@ -132,11 +136,79 @@ BOOST_AUTO_TEST_CASE(mismatching_tape_is_a_clear_error) {
 
 BOOST_AUTO_TEST_CASE(mismatch_can_fall_back_to_seeded_draws) {
   choice_tape play;
-  play.start_replay({choice{choice_purpose::network, 10, 3}}, simasio::tape_mismatch::seeded);
+  play.start_replay(simasio::saved_tape{0, {{"scheduler", {choice{choice_purpose::scheduler, 10, 3}}}}},
+                    simasio::tape_mismatch::seeded);
   simasio::rng r(5, choice_purpose::scheduler, &play);
   simasio::rng fresh(5, choice_purpose::scheduler);
   for (int i = 0; i < 20; ++i) BOOST_TEST(r.below(1000) == fresh.below(1000));
   BOOST_TEST(play.diverged());
+}
+
+BOOST_AUTO_TEST_CASE(adapt_clamps_a_moved_bound_and_keeps_following_the_section) {
+  choice_tape play;
+  play.start_replay(simasio::saved_tape{0, {{"disk:d:power",
+                                             {choice{choice_purpose::disk, 10, 7}, choice{choice_purpose::disk, 10, 2},
+                                              choice{choice_purpose::disk, 10, 9}}}}},
+                    simasio::tape_mismatch::adapt);
+  simasio::rng r(1, choice_purpose::disk, &play, play.open("disk:d:power", choice_purpose::disk));
+  BOOST_TEST(r.below(5) == 4u);   // 7 does not fit below 5: the largest value that does
+  BOOST_TEST(r.below(12) == 2u);  // fits: as recorded
+  BOOST_TEST(r.below(10) == 9u);  // the section goes on
+  BOOST_TEST(r.below(10) == 0u);  // past its end: polite
+  BOOST_TEST(!play.diverged());
+}
+
+BOOST_AUTO_TEST_CASE(a_stream_that_no_longer_fits_names_its_key_and_position) {
+  choice_tape play;
+  play.start_replay(simasio::saved_tape{
+      0, {{"network:a->b", {choice{choice_purpose::network, 10, 3}, choice{choice_purpose::network, 10, 4}}}}});
+  simasio::rng r(1, choice_purpose::network, &play, play.open("network:a->b", choice_purpose::network));
+  BOOST_TEST(r.below(10) == 3u);
+  try {
+    r.below(7);
+    BOOST_FAIL("expected tape_error");
+  } catch (const simasio::tape_error& e) {
+    const std::string what = e.what();
+    BOOST_TEST(what.find("draw #1 of stream 'network:a->b' was recorded as a draw below 10") != std::string::npos, what);
+    BOOST_TEST(what.find("now makes a draw below 7") != std::string::npos, what);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(each_stream_replays_its_own_section_whatever_the_interleaving) {
+  // Recorded interleaved a, b, a, b...; replayed b first, then a: each
+  // stream still gets its own draws in its own order.
+  choice_tape rec;
+  rec.start_recording();
+  simasio::rng a(1, choice_purpose::user, &rec, rec.open("user:a", choice_purpose::user));
+  simasio::rng b(2, choice_purpose::user, &rec, rec.open("user:b", choice_purpose::user));
+  std::vector<std::uint64_t> from_a, from_b;
+  for (int i = 0; i < 20; ++i) {
+    from_a.push_back(a.below(1000));
+    from_b.push_back(b.below(1000));
+  }
+  const simasio::saved_tape saved = rec.recorded(9);
+  BOOST_TEST(saved.seed == 9u);
+  BOOST_REQUIRE(saved.streams.size() == 2u);
+  BOOST_TEST(saved.streams[0].key == "user:a");
+  BOOST_TEST(saved.streams[1].key == "user:b");
+
+  choice_tape play;
+  play.start_replay(saved);
+  simasio::rng b2(77, choice_purpose::user, &play, play.open("user:b", choice_purpose::user));
+  simasio::rng a2(78, choice_purpose::user, &play, play.open("user:a", choice_purpose::user));
+  simasio::rng c2(79, choice_purpose::user, &play, play.open("user:c", choice_purpose::user));
+  for (int i = 0; i < 20; ++i) BOOST_TEST(b2.below(1000) == from_b[static_cast<std::size_t>(i)]);
+  for (int i = 0; i < 20; ++i) BOOST_TEST(a2.below(1000) == from_a[static_cast<std::size_t>(i)]);
+  BOOST_TEST(c2.below(1000) == 0u);  // no section: polite
+}
+
+BOOST_AUTO_TEST_CASE(stream_keys_name_their_family) {
+  choice_purpose p{};
+  BOOST_TEST((simasio::purpose_of_stream("network:a->b", p) && p == choice_purpose::network));
+  BOOST_TEST((simasio::purpose_of_stream("scheduler", p) && p == choice_purpose::scheduler));
+  BOOST_TEST((simasio::purpose_of_stream("disk:db:power", p) && p == choice_purpose::disk));
+  BOOST_TEST(!simasio::purpose_of_stream("wizard:x", p));
+  BOOST_TEST(!simasio::purpose_of_stream("", p));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -8,6 +8,10 @@
 #include <memory>
 #include <string>
 
+namespace simasio {
+class rng;
+}
+
 namespace simasio::detail {
 
 class disk_model;
@@ -25,6 +29,7 @@ struct host_state {
   std::int64_t drift_ppb = 0;  // parts per billion; > -1e9
   std::string name;
   std::shared_ptr<disk_model> disk;  // its disk, created on first use; outlives crashes
+  rng* scheduler = nullptr;          // its scheduler stream, opened on first use (world_core::sched_rng)
 
   // The host's steady-clock reading at world time w (integer arithmetic
   // only; the drift term rounds toward minus infinity).

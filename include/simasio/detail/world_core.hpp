@@ -307,7 +307,18 @@ class world_core {
   bool buggify(std::string_view site);
 
   // ---- draws, trace, memory ------------------------------------------------
-  rng& random(choice_purpose p) noexcept { return streams_[static_cast<std::size_t>(p)]; }
+  // The stream named key (see tape_stream for the names): its own seed,
+  // derived from the world's seed and the key, and its own section of the
+  // tape; opened on first use, alive as long as the world. Callers keep the
+  // reference instead of asking again.
+  rng& stream(std::string_view key, choice_purpose p);
+  // Which context runs next, and the order of events due at one instant.
+  rng& sched_rng() noexcept { return *sched_; }
+  // Picks inside one host (its pool contexts' handlers, notify_one): the
+  // host's own scheduler stream; the world's for code on no host.
+  rng& sched_rng(host_state* h);
+  // world::random(): the scenario's stream.
+  rng& user_rng() { return user_ != nullptr ? *user_ : *(user_ = &stream("user", choice_purpose::user)); }
   choice_tape& tape() noexcept { return tape_; }
   const choice_tape& tape() const noexcept { return tape_; }
   simasio::trace& events() noexcept { return trace_; }
@@ -410,7 +421,9 @@ class world_core {
   bool stop_requested_ = false;
   bool stalled_ = false;
   choice_tape tape_;
-  rng streams_[choice_purpose_count];
+  std::vector<std::unique_ptr<rng>> streams_;  // by stream number (choice_tape::open)
+  rng* sched_ = nullptr;
+  rng* user_ = nullptr;
   xoshiro256 entropy_;
   std::unique_ptr<sched::strategy> strategy_;  // picks among runnable contexts (sched/)
   bool explores_ = true;                       // strategy_->explores(), read on every step
@@ -428,7 +441,11 @@ class world_core {
   std::vector<reachable> sometimes_;
   std::size_t sometimes_open_ = 0;  // declared and not yet reached
   void check_sometimes();
-  std::map<std::string, bool, std::less<>> buggify_sites_;  // site -> enabled for this seed
+  struct buggify_site {
+    bool enabled = false;  // for this seed
+    rng* draws = nullptr;  // its own stream
+  };
+  std::map<std::string, buggify_site, std::less<>> buggify_sites_;
   simasio::trace trace_;
   recycler memory_;
   // The interposition library's state; untouched by worlds that never call it.

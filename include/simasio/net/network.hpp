@@ -25,8 +25,9 @@ class socket_ops;
 /// decides, and a packet no rule stops meets the link's latency and loss.
 ///
 /// @par Determinism
-/// Latency, loss, duplication and TCP segment sizes are drawn from the
-/// network sub-stream of the seed, one draw per decision.
+/// Latency, loss, duplication, TCP segment sizes and partial writes are
+/// drawn from the directed link's own stream ("network:<from>-><to>"), one
+/// draw per decision: traffic on one link never moves another's draws.
 class network {
  public:
   /// Sets the defaults of every link (existing overrides stay).

@@ -65,19 +65,25 @@ class xoshiro256 {
 /// standard library and compiler.
 class rng {
  public:
-  /// Creates a stream for @p p derived from @p seed; @p t may be null.
-  rng(std::uint64_t seed, choice_purpose p, choice_tape* t = nullptr) noexcept
+  /// Creates a stream for @p p derived from @p seed; @p t may be null. On a
+  /// tape it is the stream named after its purpose ("user", "network", ...).
+  rng(std::uint64_t seed, choice_purpose p, choice_tape* t = nullptr)
+      : rng(seed, p, t, t != nullptr ? t->open(to_string(p), p) : 0) {}
+
+  /// Creates stream number @p stream of tape @p t (choice_tape::open).
+  rng(std::uint64_t seed, choice_purpose p, choice_tape* t, std::uint32_t stream) noexcept
       : gen_(seed ^ (0xA0761D6478BD642FULL * (static_cast<std::uint64_t>(p) + 1))),
         purpose_(p),
+        stream_(stream),
         tape_(t) {}
 
   /// A value in [0, bound); bound 0 or 1 returns 0 without drawing.
   std::uint64_t below(std::uint64_t bound) {
     if (bound <= 1) return 0;
     if (tape_ == nullptr) return reduce(bound);
-    if (tape_->replaying()) return tape_->replay(purpose_, bound, [this, bound] { return reduce(bound); });
+    if (tape_->replaying()) return tape_->replay(stream_, bound, [this, bound] { return reduce(bound); });
     const std::uint64_t v = reduce(bound);
-    tape_->note(purpose_, bound, v);
+    tape_->note(stream_, bound, v);
     return v;
   }
 
@@ -115,6 +121,8 @@ class rng {
 
   /// Which purpose this stream serves.
   choice_purpose purpose() const noexcept { return purpose_; }
+  /// Its stream number on its tape.
+  std::uint32_t stream() const noexcept { return stream_; }
 
  private:
   // Lemire's multiply-and-reject: unbiased, one multiplication in the common case.
@@ -133,6 +141,7 @@ class rng {
 
   detail::xoshiro256 gen_;
   choice_purpose purpose_;
+  std::uint32_t stream_;
   choice_tape* tape_;
 };
 

@@ -1,17 +1,19 @@
-// simasio/random/tape.hpp — the choice tape: every seeded decision, in order
+// simasio/random/tape.hpp — the choice tape: every seeded decision, stream by stream
 #ifndef SIMASIO_RANDOM_TAPE_HPP
 #define SIMASIO_RANDOM_TAPE_HPP
 
 #include <simasio/error.hpp>
 
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace simasio {
 
-/// What a draw decides. Each purpose has its own PRNG sub-stream, so adding a
-/// user draw never shifts the network's or the scheduler's draws.
+/// What a draw decides (the family of the stream it comes from).
 enum class choice_purpose : std::uint8_t {
   scheduler = 0,  ///< which ready context runs next; equal-time event order
   network = 1,    ///< latency, loss, duplication, segment sizes
@@ -20,11 +22,15 @@ enum class choice_purpose : std::uint8_t {
   disk = 4,       ///< simulated disks: latencies, faults, what a power cut keeps
 };
 
-/// Number of purposes (sub-streams).
+/// Number of purposes.
 inline constexpr std::size_t choice_purpose_count = 5;
 
 /// Short lower-case name of a purpose ("scheduler", "network", ...).
 const char* to_string(choice_purpose) noexcept;
+
+/// The purpose a stream key belongs to: the part before the first ':'
+/// names it ("network:a->b" is a network stream). False for an unknown one.
+bool purpose_of_stream(std::string_view key, choice_purpose& out) noexcept;
 
 /// One recorded draw: its purpose, its bound, and the value in [0, bound).
 struct choice {
@@ -34,59 +40,115 @@ struct choice {
   friend bool operator==(const choice&, const choice&) = default;
 };
 
-/// What replay does when the program asks for a draw the tape does not hold
-/// at that position (the code changed since the tape was saved).
-enum class tape_mismatch {
-  fail,    ///< throw simasio::tape_error naming the position (default)
-  seeded,  ///< stop following the tape; continue with the seed's own draws
-  polite,  ///< answer 0 (the polite choice) from there on; used by shrinking
+/// One stream's draws, in the order the stream made them.
+///
+/// A world draws from many independent streams, each with its own seed and
+/// its own section of the tape, keyed by a stable name (host names, never
+/// creation order):
+///
+/// | key                       | decides                                         |
+/// |---------------------------|-------------------------------------------------|
+/// | `scheduler`               | which context runs next; equal-time event order |
+/// | `scheduler:<host>`        | that host's pool-context picks, notify_one      |
+/// | `network:<from>-><to>`    | that directed link: latency, loss, duplication, TCP segment sizes, partial writes |
+/// | `user`, `user:<name>`     | world::random(), world::random(name)            |
+/// | `buggify:<site>`          | whether the site is on, and each time it fires  |
+/// | `disk:<host>:<family>`    | that disk's latencies, faults, power-cut losses |
+///
+/// Zeroing or removing one draw therefore never moves a draw of another
+/// stream: shrinking works even with background traffic.
+struct tape_stream {
+  std::string key;  ///< the stream's name; "" in a format-1 tape (every draw, in order)
+  std::vector<choice> choices;
+  friend bool operator==(const tape_stream&, const tape_stream&) = default;
 };
 
-/// Records every draw of a world, or feeds recorded draws back.
+/// A tape as saved: the seed it belongs to and each stream's draws, streams
+/// in the order they first drew.
+struct saved_tape {
+  std::uint64_t seed = 0;
+  std::vector<tape_stream> streams;
+  /// A format-1 tape: one positional stream (key "") answering every draw
+  /// in order, whatever stream makes it, as simasio 0.x recorded them.
+  bool positional = false;
+
+  /// Draws on the tape, all streams together.
+  std::size_t size() const noexcept;
+  /// Draws that deviate from the polite choice (value != 0).
+  std::uint64_t deviations() const noexcept;
+  /// The section of @p key, or null.
+  const tape_stream* find(std::string_view key) const noexcept;
+  friend bool operator==(const saved_tape&, const saved_tape&) = default;
+};
+
+/// What replay does when the program asks for a draw its stream's section
+/// does not hold at that position (the code changed since the tape was saved).
+enum class tape_mismatch {
+  fail,    ///< throw simasio::tape_error naming the stream and position (default)
+  seeded,  ///< that stream stops following the tape and continues with its seed's draws
+  polite,  ///< that stream answers 0 (the polite choice) from there on
+  /// the draw takes the recorded value, clamped below its new bound, and
+  /// the stream keeps following its section (a draw whose bound moved, such
+  /// as what a power cut keeps of a longer journal, keeps its intent); used
+  /// by shrinking
+  adapt,
+};
+
+/// Records every draw of a world, or feeds recorded draws back, one section
+/// per stream.
 ///
-/// Counting is always on (choices(), deviations()); keeping the entries is
-/// on only while recording, so sweeps pay one increment per draw.
+/// Counting is always on (choices(), deviations()); keeping the draws is on
+/// only while recording, so sweeps pay one increment per draw.
 class choice_tape {
  public:
+  /// The number of the stream named @p key, opened on first use (streams
+  /// number in first-use order). A stream opened while replaying follows
+  /// its section of the tape; a stream the tape has no section for draws
+  /// politely (0), as draws past the end of a section do.
+  std::uint32_t open(std::string_view key, choice_purpose p);
+
   /// Keep every draw from now on.
   void start_recording() { recording_ = true; }
 
-  /// Answer draws from @p entries in order. When they run out, draws are
-  /// polite (0), which is how a shrunk tape ends.
-  void start_replay(std::vector<choice> entries, tape_mismatch on_mismatch = tape_mismatch::fail) {
-    replay_ = std::move(entries);
-    cursor_ = 0;
-    mismatch_ = on_mismatch;
-    replaying_ = true;
+  /// Answer draws from @p tape: each stream from its section, in order (a
+  /// positional tape: every draw from its one section, in order). Past a
+  /// section's end, draws are polite (0), which is how a shrunk tape ends.
+  void start_replay(std::shared_ptr<const saved_tape> tape, tape_mismatch on_mismatch = tape_mismatch::fail);
+  void start_replay(saved_tape tape, tape_mismatch on_mismatch = tape_mismatch::fail) {
+    start_replay(std::make_shared<const saved_tape>(std::move(tape)), on_mismatch);
   }
 
   bool recording() const noexcept { return recording_; }
-  bool replaying() const noexcept { return replaying_; }
+  bool replaying() const noexcept { return replay_ != nullptr; }
 
-  /// Notes a freshly drawn value.
-  void note(choice_purpose p, std::uint64_t bound, std::uint64_t value) {
+  /// Notes a freshly drawn value of stream @p s.
+  void note(std::uint32_t s, std::uint64_t bound, std::uint64_t value) {
     ++choices_;
     if (value != 0) ++deviations_;
-    if (recording_) entries_.push_back(choice{p, bound, value});
+    if (recording_) lanes_[s].drawn.push_back(choice{lanes_[s].purpose, bound, value});
   }
 
-  /// Returns the tape's next value for a draw (p, bound); @p fresh draws
-  /// from the seed when the mismatch policy says so.
+  /// Returns the tape's next value for a draw of stream @p s below @p
+  /// bound; @p fresh draws from the stream's seed when the policy says so.
   template <class Fresh>
-  std::uint64_t replay(choice_purpose p, std::uint64_t bound, Fresh&& fresh) {
+  std::uint64_t replay(std::uint32_t s, std::uint64_t bound, Fresh&& fresh) {
     std::uint64_t v = 0;
-    if (cursor_ < replay_.size()) {
-      const choice& c = replay_[cursor_];
-      if (c.purpose == p && c.bound == bound) {
-        v = c.value;
-        ++cursor_;
-      } else {
-        v = diverge(p, bound, fresh);
+    const std::uint32_t src = lanes_[s].source;
+    if (src != no_source) {
+      source& from = sources_[src];
+      if (from.cursor < from.choices->size()) {
+        const choice& c = (*from.choices)[from.cursor];
+        if (c.purpose == lanes_[s].purpose && (c.bound == bound || mismatch_ == tape_mismatch::adapt)) {
+          v = c.value < bound ? c.value : bound - 1;
+          ++from.cursor;
+        } else {
+          v = diverge(s, bound, fresh);
+        }
+      } else if (from.seeded) {
+        v = fresh();
       }
-    } else if (following_seed_) {
-      v = fresh();
     }
-    note(p, bound, v);
+    note(s, bound, v);
     return v;
   }
 
@@ -94,34 +156,51 @@ class choice_tape {
   std::uint64_t choices() const noexcept { return choices_; }
   /// Draws whose value was not the polite 0.
   std::uint64_t deviations() const noexcept { return deviations_; }
-  /// Recorded draws (empty unless recording).
-  const std::vector<choice>& entries() const noexcept { return entries_; }
-  /// Position reached in the replayed tape.
-  std::size_t replay_position() const noexcept { return cursor_; }
-  /// True once replay left the tape because it no longer fitted.
+  /// The recorded draws (nothing unless recording): every stream that drew,
+  /// in first-use order, with @p seed.
+  saved_tape recorded(std::uint64_t seed = 0) const;
+  /// Streams opened so far.
+  std::size_t streams() const noexcept { return lanes_.size(); }
+  /// The key of stream @p s.
+  const std::string& key(std::uint32_t s) const { return lanes_.at(s).key; }
+  /// True once some stream left its section because it no longer fitted.
   bool diverged() const noexcept { return diverged_; }
 
  private:
-  template <class Fresh>
-  std::uint64_t diverge(choice_purpose p, std::uint64_t bound, Fresh& fresh) {
-    if (mismatch_ == tape_mismatch::fail) throw_mismatch(p, bound);
-    diverged_ = true;
-    cursor_ = replay_.size();  // leave the tape for good
-    following_seed_ = mismatch_ == tape_mismatch::seeded;
-    return following_seed_ ? fresh() : 0;
-  }
-  [[noreturn]] void throw_mismatch(choice_purpose p, std::uint64_t bound) const;
+  static constexpr std::uint32_t no_source = 0xFFFFFFFFu;
+  struct lane {
+    std::string key;
+    choice_purpose purpose = choice_purpose::scheduler;
+    std::uint32_t source = no_source;  // the section it follows while replaying
+    std::vector<choice> drawn;         // while recording
+  };
+  struct source {
+    const std::vector<choice>* choices = nullptr;
+    std::size_t cursor = 0;
+    bool seeded = false;  // left the section under tape_mismatch::seeded
+  };
 
-  std::vector<choice> entries_;
-  std::vector<choice> replay_;
-  std::size_t cursor_ = 0;
+  void link(lane& l);
+  template <class Fresh>
+  std::uint64_t diverge(std::uint32_t s, std::uint64_t bound, Fresh& fresh) {
+    if (mismatch_ == tape_mismatch::fail) throw_mismatch(s, bound);
+    diverged_ = true;
+    source& from = sources_[lanes_[s].source];
+    from.cursor = from.choices->size();  // leave the section for good
+    from.seeded = mismatch_ == tape_mismatch::seeded;
+    return from.seeded ? fresh() : 0;
+  }
+  [[noreturn]] void throw_mismatch(std::uint32_t s, std::uint64_t bound) const;
+
+  std::vector<lane> lanes_;
+  std::map<std::string, std::uint32_t, std::less<>> by_key_;
+  std::shared_ptr<const saved_tape> replay_;
+  std::vector<source> sources_;  // one per section of replay_
   std::uint64_t choices_ = 0;
   std::uint64_t deviations_ = 0;
   tape_mismatch mismatch_ = tape_mismatch::fail;
   bool recording_ = false;
-  bool replaying_ = false;
   bool diverged_ = false;
-  bool following_seed_ = false;
 };
 
 }  // namespace simasio

@@ -11,21 +11,21 @@
 
 namespace simasio {
 
-/// A tape as saved: the seed it belongs to and its draws.
-///
-/// Format (text, one item a line, '#' starts a comment):
+/// Tapes on disk are text, one item a line, '#' starting a comment:
 /// @code
-/// simasio-tape 1
+/// simasio-tape 2
 /// seed 4823
-/// scheduler 3 1        <- purpose bound value, value < bound
-/// network 11 0
+/// stream scheduler       <- a stream's section: its key, then its draws
+/// 6 5                    <- bound value, value < bound
+/// stream network:a->b
+/// 11 0
 /// @endcode
-/// Replaying it (SIMASIO_TAPE=file) answers each draw from the file in
-/// order; draws past its end are polite (0), which is how a shrunk tape ends.
-struct saved_tape {
-  std::uint64_t seed = 0;
-  std::vector<choice> choices;
-};
+/// Replaying it (SIMASIO_TAPE=file) answers each stream's draws from its
+/// section in order; draws past a section's end, and draws of streams
+/// without a section, are polite (0), which is how a shrunk tape ends.
+/// Keys write bytes that a line cannot hold ('#', '%', spaces, control
+/// bytes) as %XX. Format 1 (one `<purpose> <bound> <value>` line per draw,
+/// every stream together) still loads, as a positional tape.
 
 /// The text of @p tape in the format above (what save_tape writes).
 std::string format_tape(const saved_tape& tape);
@@ -33,7 +33,8 @@ std::string format_tape(const saved_tape& tape);
 /// Parses a tape's text, e.g. one pasted into a test. @p source names
 /// where the text came from, for the message.
 /// @throws tape_error naming the source, the line and the problem (unknown
-/// version, malformed line, value not below its bound, no or two seeds).
+/// version, malformed line, value not below its bound, no or two seeds,
+/// an unknown stream family or a stream's second section).
 saved_tape parse_tape(std::string_view text, const std::string& source = "text");
 
 /// Writes @p tape to @p path. @throws tape_error if the file cannot be written.
@@ -42,9 +43,6 @@ void save_tape(const std::string& path, const saved_tape& tape);
 /// Reads a tape file: parse_tape of its contents, naming the file.
 /// @throws tape_error if it cannot be read or does not parse.
 saved_tape load_tape(const std::string& path);
-
-/// Draws that deviate from the polite choice (value != 0).
-std::uint64_t deviations(const std::vector<choice>& choices) noexcept;
 
 }  // namespace simasio
 

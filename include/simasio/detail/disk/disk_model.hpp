@@ -154,7 +154,10 @@ class disk_model {
     power_stream,
     stream_count
   };
-  rng& draw(stream s) noexcept { return streams_[s]; }
+  // Each family of the disk's draws is a stream of its own
+  // ("disk:<host>:<family>"), opened on first use.
+  rng& draw(stream s) { return streams_[s] != nullptr ? *streams_[s] : open_stream(s); }
+  rng& open_stream(stream s);
   void record(event_kind k, std::uint64_t a, std::uint64_t b);
   std::uint64_t sector_of(std::uint64_t byte) const noexcept { return byte / config_.sector_size; }
   std::uint64_t allocated(std::uint64_t size) const noexcept;
@@ -181,7 +184,7 @@ class disk_model {
   world_core& core_;
   host_state& host_;
   disk_config config_;
-  rng streams_[stream_count];
+  rng* streams_[stream_count] = {};
   xoshiro256 garbage_;  // bytes of never-written sectors: the seed's, off the tape
   std::map<std::uint64_t, std::shared_ptr<inode>> inodes_;
   std::uint64_t next_inode_ = 1;

@@ -91,7 +91,10 @@ class link_layer {
   void release(std::uint32_t a, std::uint32_t b);
 
   // ---- the wire ---------------------------------------------------------------
-  duration draw_latency(const link_config& cfg);
+  // The directed link's own stream ("network:<from>-><to>"): its latencies,
+  // losses, duplicates, TCP segment sizes and partial writes.
+  rng& stream(std::uint32_t from, std::uint32_t to);
+  duration draw_latency(rng& r, const link_config& cfg);
   // When a packet of `bytes` sent now has left the sender (bandwidth).
   duration on_wire(std::uint32_t from, std::uint32_t to, const link_config& cfg, std::size_t bytes);
   // A new packet, numbered for the trace and tracked until dropped.
@@ -132,6 +135,7 @@ class link_layer {
   struct host_entry {
     host_state* state = nullptr;
     boost::asio::ip::address address;
+    std::vector<rng*> out;  // stream() to each host id, opened on first use
   };
   std::vector<host_entry> hosts_;  // by host id
   std::map<boost::asio::ip::address, std::uint32_t> by_address_;
