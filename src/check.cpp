@@ -38,6 +38,7 @@ struct run_outcome {
   duration time{0};
   std::uint64_t step = 0;
   std::uint64_t trace_hash = 0;
+  std::string faults;  // swarm testing: the drawn mix
 };
 
 run_outcome run_seed(const std::function<void(world&)>& scenario, world_options opts, std::uint64_t seed,
@@ -97,6 +98,7 @@ run_outcome run_seed(const std::function<void(world&)>& scenario, world_options 
   out.time = w.now();
   out.step = w.steps();
   out.trace_hash = w.trace_hash();
+  if (opts.swarm && out.error) out.faults = w.faults().describe();
   return out;
 }
 
@@ -249,6 +251,9 @@ settings read_settings(check_options& options) {
     options.jobs = static_cast<unsigned>(*jobs);
   if (const auto verify = detail::env_in_range("SIMASIO_VERIFY", 0, 1, "0 (off) or 1 (run every seed twice and compare)"))
     options.verify_determinism = *verify == 1;
+  if (const auto swarm = detail::env_in_range("SIMASIO_SWARM", 0, 1, "0 (the fixed fault mix) or 1 (swarm testing: a mix per seed)"))
+    options.swarm = *swarm == 1;
+  if (options.swarm) options.world.swarm = true;
   out.shard = options.shard ? *options.shard : shard_from_environment();
   out.tape = env_tape(options.world, &out.tape_path);
   if (options.jobs == 0) throw config_error("simasio: check_options::jobs must be at least 1");
@@ -526,6 +531,10 @@ check_result check(std::function<void(world&)> scenario, check_options options) 
     f.replay = "SIMASIO_SEED=" + std::to_string(f.seed);
   }
   if (nondeterminism) f.replay += " SIMASIO_VERIFY=1";
+  if (options.world.swarm) {
+    f.replay += " SIMASIO_SWARM=1";
+    f.faults = failed->faults;
+  }
   f.replay += " " + quoted_command_line();
   if (!options.shrink) {
     f.not_shrunk = set.tape ? "a replayed tape is not shrunk again" : "shrinking is off";
@@ -607,6 +616,7 @@ std::string failure_signature(const std::string& type, const std::string& what) 
 std::string failure_report(const failure& f, const std::string& name) {
   std::string out = "simasio: FAILED " + name + " seed=" + std::to_string(f.seed) + " t=" + detail::format_time(f.time) +
                     " step=" + std::to_string(f.step) + ": " + f.what + "\nsimasio: replay: " + f.replay + "\n";
+  if (!f.faults.empty()) out += "simasio: swarm: this seed's faults: " + f.faults + "\n";
   if (!f.tape_path.empty())
     out += "simasio: shrunk: " + std::to_string(f.original_choices) + " choices -> " + std::to_string(f.deviations) +
            " deviations; tape: " + f.tape_path + "\n";
@@ -625,6 +635,8 @@ std::string command_line() { return quoted_command_line(); }
 
 void replay(std::function<void(world&)> scenario, std::uint64_t seed, world_options options) {
   if (const auto tape = env_tape(options)) seed = tape->seed;
+  if (const auto swarm = detail::env_in_range("SIMASIO_SWARM", 0, 1, "0 (the fixed fault mix) or 1 (swarm testing: a mix per seed)"))
+    options.swarm = *swarm == 1;
   run_outcome out = run_seed(scenario, options, seed, false);
   if (!out.error) return;
   const std::string msg = "simasio: seed=" + std::to_string(seed) + " t=" + detail::format_time(out.time) +

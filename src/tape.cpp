@@ -14,6 +14,7 @@ const char* to_string(choice_purpose p) noexcept {
     case choice_purpose::user: return "user";
     case choice_purpose::buggify: return "buggify";
     case choice_purpose::disk: return "disk";
+    case choice_purpose::swarm: return "swarm";
   }
   return "unknown";
 }

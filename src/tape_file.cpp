@@ -133,14 +133,14 @@ saved_tape parse_tape(std::string_view text, const std::string& source) {
       if (!(words >> a) || (words >> extra)) fail(source, n, "expected 'stream <key>'");
       std::string key = unescape_key(source, n, a);
       if (!purpose_of_stream(key, c.purpose))
-        fail(source, n, "stream '" + a + "' is of no known family (scheduler, network, user, buggify or disk)");
+        fail(source, n, "stream '" + a + "' is of no known family (scheduler, network, user, buggify, disk or swarm)");
       if (!keys.insert(key).second) fail(source, n, "a second section for stream '" + a + "'");
       tape.streams.push_back(tape_stream{std::move(key), {}});
       continue;
     }
     if (version == 1) {
       if (!purpose_from(first, c.purpose))
-        fail(source, n, "unknown purpose '" + first + "' (expected scheduler, network, user, buggify or disk)");
+        fail(source, n, "unknown purpose '" + first + "' (expected scheduler, network, user, buggify, disk or swarm)");
       if (!(words >> a >> b) || (words >> extra)) fail(source, n, "expected '<purpose> <bound> <value>'");
     } else {
       if (tape.streams.empty()) fail(source, n, "a draw before any 'stream <key>' line");

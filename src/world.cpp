@@ -65,7 +65,14 @@ host& world::make_host(std::string name, boost::asio::ip::address address) {
   host_addresses_.emplace(address, id);
   hosts_.push_back(std::unique_ptr<host>(new host(*this, id, std::move(name), address)));
   net_->add_host(id, detail::access::state(*hosts_.back()), address);
-  return *hosts_.back();
+  host& h = *hosts_.back();
+  // The fault mix's clock drift: each host its own, from its own stream.
+  if (const std::int64_t bound = core_->faults().drift_ppb; bound > 0) {
+    rng& r = core_->stream("swarm:" + h.name(), choice_purpose::swarm);
+    const auto ppb = static_cast<std::int64_t>(r.between(std::uint64_t{0}, 2 * static_cast<std::uint64_t>(bound))) - bound;
+    h.set_clock(duration{0}, static_cast<double>(ppb) / 1000.0);
+  }
+  return h;
 }
 
 namespace {
@@ -148,6 +155,8 @@ void world::always(std::string name, std::function<bool()> invariant) {
 void world::sometimes(std::string name, std::function<bool()> condition) {
   core_->sometimes(std::move(name), std::move(condition));
 }
+
+const fault_mix& world::faults() const noexcept { return core_->faults(); }
 
 rng& world::random(std::string_view name) {
   if (name.empty()) return core_->user_rng();

@@ -34,6 +34,24 @@ bool single_threaded() noexcept {
 // Whether the run on this thread watches for a new thread (it began single-threaded).
 constinit thread_local bool watch_threads = false;
 
+// world_options::faults, refused when a rate is not a probability.
+const fault_mix& checked(const fault_mix& m) {
+  auto chance = [](const char* name, double p) {
+    if (!(p >= 0.0 && p <= 1.0))
+      throw config_error(std::string("simasio: world_options::faults.") + name + " = " + std::to_string(p) +
+                         " is not a probability: give a value in [0, 1] (0 turns the family off)");
+  };
+  chance("loss", m.loss);
+  chance("duplicate", m.duplicate);
+  chance("partitions", m.partitions);
+  chance("crashes", m.crashes);
+  chance("disk_faults", m.disk_faults);
+  if (m.drift_ppb < 0 || m.drift_ppb >= 1'000'000'000)
+    throw config_error("simasio: world_options::faults.drift_ppb = " + std::to_string(m.drift_ppb) +
+                       " is out of range: give a bound in [0, 1e9) parts per billion (0 turns drift off)");
+  return m;
+}
+
 }  // namespace
 
 #if defined(SIMASIO_WITH_OPENSSL)
@@ -49,6 +67,7 @@ world_core::world_core(const world_options& opts)
   if (opts_.record_tape) tape_.start_recording();
   if (opts_.replay_tape) tape_.start_replay(opts_.replay_tape, opts_.on_tape_mismatch);
   sched_ = &stream("scheduler", choice_purpose::scheduler);
+  faults_ = opts_.swarm ? fault_mix::draw(stream("swarm", choice_purpose::swarm)) : checked(opts_.faults);
   trace_.record_all(opts_.record_trace, opts_.record_trace_limit, opts_.record_trace_first);
   trace_.hash_events(opts_.hash_trace);
   strategy_ = sched::make_strategy(opts_, *sched_);

@@ -35,8 +35,9 @@ struct access;
 /// and simasio's clocks read its time. A thread uses one world at a time.
 ///
 /// @par Determinism
-/// Same seed, same binary => same trace_hash(). Draws come from per-purpose
-/// sub-streams (scheduler, network, user, buggify) of the seed.
+/// Same seed, same binary => same trace_hash(). Draws come from independent
+/// streams of the seed, one per scheduler, host, directed link, user name,
+/// buggify site and disk family (see tape_stream).
 class world {
  public:
   explicit world(std::uint64_t seed = 0);
@@ -111,6 +112,10 @@ class world {
   /// Seeded draws for scenarios: the "user" stream, its own seed and its
   /// own section of the choice tape.
   rng& random() { return core_->user_rng(); }
+  /// This run's fault families: world_options::faults, or the mix drawn
+  /// from the seed under swarm testing. A scenario's own fault loop reads
+  /// partitions and crashes from it (chances per round).
+  const fault_mix& faults() const noexcept;
   /// A named stream of draws for scenarios ("user:<name>"): independent of
   /// every other stream, so that (for example) each client's think times
   /// shrink without moving another client's. An empty name is random().

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace simasio {
@@ -64,6 +65,37 @@ enum class crash_kind {
   power,    ///< the machine goes silent; peers notice only through timeouts
 };
 
+/// Which fault families a run has, and how much of each. The world applies
+/// the families it owns on top of what the scenario configures: loss and
+/// duplication combine with every link's own (two independent chances),
+/// each new host's clock drifts by a seeded amount within ±drift_ppb, and
+/// disk_faults combines with every disk's read, write and sync error
+/// rates. Partitions and crashes are the scenario's to inject (only it
+/// knows which hosts can restart): its fault loop reads world::faults()
+/// and uses them as chances per round.
+///
+/// Swarm testing (check_options::swarm, SIMASIO_SWARM=1) draws a mix per
+/// seed from the seed's "swarm" stream: each family is on with chance 1/2
+/// and, when on, its rate is uniform in its range below. Some seeds then
+/// have no loss and many crashes, others the reverse: a bug that one
+/// family hides and another provokes is found in fewer seeds than under
+/// one fixed mix of everything. The seed alone reproduces its mix.
+struct fault_mix {
+  double loss = 0.0;           ///< each link's loss chance; swarm range [0.001, 0.2]
+  double duplicate = 0.0;      ///< each link's UDP duplication chance; swarm range [0.001, 0.1]
+  double partitions = 0.0;     ///< chance per round of the scenario's fault loop; swarm range [0.05, 0.5]
+  double crashes = 0.0;        ///< chance per round of the scenario's fault loop; swarm range [0.05, 0.5]
+  std::int64_t drift_ppb = 0;  ///< clock drift bound (parts per billion); swarm range [1'000, 1'000'000]
+  double disk_faults = 0.0;    ///< each disk's read, write and sync error chance; swarm range [0.0001, 0.01]
+
+  /// One line naming each family and its rate, or "off".
+  std::string describe() const;
+  /// A swarm mix drawn from @p r (each family: on with chance 1/2, then its
+  /// rate). Every draw is polite when off, so shrinking turns families off.
+  static fault_mix draw(rng& r);
+  friend bool operator==(const fault_mix&, const fault_mix&) = default;
+};
+
 /// Everything a world is built from. One seed decides every choice.
 struct world_options {
   std::uint64_t seed = 0;                               ///< the run's one seed
@@ -86,6 +118,11 @@ struct world_options {
   bool buggify = true;                                  ///< simasio::buggify() sites may fire
   double buggify_sites = 0.25;                          ///< chance a site is enabled for a seed
   double buggify_fires = 0.25;                          ///< chance an enabled site fires at a call
+  /// The fault families of this world (see fault_mix); ignored when swarm
+  /// is on.
+  fault_mix faults{};
+  /// Draw the fault mix from the seed (swarm testing) instead of using faults.
+  bool swarm = false;
   /// Answer draws from this tape instead of the seed (replay, shrinking):
   /// each stream from its section (see tape_stream).
   std::shared_ptr<const saved_tape> replay_tape{};

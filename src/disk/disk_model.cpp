@@ -380,7 +380,7 @@ std::size_t disk_model::read(inode& f, std::uint64_t offset, const boost::asio::
     ec = boost::asio::error::eof;
     return 0;
   }
-  if (draw(read_error_stream).chance(config_.read_error)) {
+  if (draw(read_error_stream).chance(world_core::with_mix(config_.read_error, core_.faults().disk_faults))) {
     record(event_kind::disk_fault, static_cast<std::uint64_t>(disk_fault_kind::read_error), f.id);
     ec = posix(errc::io_error);
     return 0;
@@ -429,7 +429,7 @@ std::size_t disk_model::write(inode& f, std::uint64_t offset, const boost::asio:
       }
     }
   }
-  if (draw(write_error_stream).chance(config_.write_error)) {
+  if (draw(write_error_stream).chance(world_core::with_mix(config_.write_error, core_.faults().disk_faults))) {
     record(event_kind::disk_fault, static_cast<std::uint64_t>(disk_fault_kind::write_error), f.id);
     ec = posix(errc::io_error);
     return 0;
@@ -548,7 +548,7 @@ std::uint64_t disk_model::dirty_bytes(const inode& f) const noexcept {
 void disk_model::sync(inode& f, boost::system::error_code& ec) {
   ec.clear();
   record(event_kind::disk_io, static_cast<std::uint64_t>(disk_op::sync), f.id);
-  if (draw(sync_error_stream).chance(config_.sync_error)) {
+  if (draw(sync_error_stream).chance(world_core::with_mix(config_.sync_error, core_.faults().disk_faults))) {
     // Linux marks the pages clean after a failed write-back: the data stays
     // in the cache, never reaches the medium, and the next fsync succeeds.
     record(event_kind::disk_fault, static_cast<std::uint64_t>(disk_fault_kind::sync_error), f.id);

@@ -287,14 +287,14 @@ void link_layer::send(packet* p) {
   const std::size_t payload = cfg.mtu > 28 ? cfg.mtu - 28 : 1;
   const std::size_t fragments = p->data.empty() ? 1 : (p->data.size() + payload - 1) / payload;
   for (std::size_t f = 0; f < fragments; ++f) {
-    if (r.chance(cfg.loss)) {
+    if (r.chance(world_core::with_mix(cfg.loss, core_.faults().loss))) {
       record(event_kind::net_drop, p->from_host, p->seq, drop_code(drop_reason::lost));
       drop(p);
       return;
     }
   }
   const duration sent_at = on_wire(p->from_host, p->to_host, cfg, p->data.size() + 28 * fragments);
-  if (p->t == packet::type::udp && r.chance(cfg.duplicate)) {
+  if (p->t == packet::type::udp && r.chance(world_core::with_mix(cfg.duplicate, core_.faults().duplicate))) {
     packet* copy = new_packet(p->t, p->from_host, p->from, p->to_host, p->to);
     copy->seq = p->seq;
     copy->data = p->data;

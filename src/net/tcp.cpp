@@ -421,7 +421,7 @@ void tcp_layer::transmit(tcp_connection& c, int side) {
       else if (back.act == action::delay) j.by += back.by;  // the sender learns of delivery later
     }
     if (j.act == action::hold) return;  // the link's release (or the rule's removal) resumes the channel
-    const bool lost = j.act != action::drop && from != to && r.chance(cfg.loss);
+    const bool lost = j.act != action::drop && from != to && r.chance(world_core::with_mix(cfg.loss, core_.faults().loss));
     if (j.act == action::drop || lost) {
       if (ch.stuck_since < duration::zero()) ch.stuck_since = core_.now();
       if (core_.now() - ch.stuck_since >= user_timeout_of(c, side)) {
@@ -602,7 +602,7 @@ void tcp_layer::keepalive(tcp_connection& c, int side) {
   link_layer::judgement j = link_.judge(probe);
   if (j.act == verdict::action::pass || j.act == verdict::action::delay) j = link_.judge(answer);
   const bool passes = j.act == verdict::action::pass || j.act == verdict::action::delay;
-  const bool lost = passes && from != to && link_.stream(from, to).chance(link_.config(from, to).loss);
+  const bool lost = passes && from != to && link_.stream(from, to).chance(world_core::with_mix(link_.config(from, to).loss, core_.faults().loss));
   const std::uint64_t seq = core_.events().size();
   link_.record(event_kind::net_send, from, seq, to);
   if (!passes || lost) {

@@ -62,6 +62,9 @@ struct check_options {
   bool jobs_from_environment = true;       ///< SIMASIO_JOBS may set jobs (off in the Boost.Test glue)
   std::size_t max_trace_events = 100'000;  ///< trace artifacts keep at most the last this many events
   bool print = true;                       ///< print the failure lines on stderr
+  /// Swarm testing: each seed draws its own fault mix (world_options::swarm,
+  /// see fault_mix); SIMASIO_SWARM=1 or 0 overrides.
+  bool swarm = false;
 };
 
 /// The first failing seed of a sweep.
@@ -79,6 +82,7 @@ struct failure {
   std::vector<std::string> log;        ///< the failing run's last log lines (simasio::log)
   std::string signature;               ///< what shrinking keeps equal: type, and message with numbers masked
   std::string not_shrunk;              ///< why the failure was not shrunk, when it was not
+  std::string faults;                  ///< swarm testing: the seed's drawn fault mix (fault_mix::describe)
 };
 
 /// What makes two failures "the same" while shrinking: the exception's

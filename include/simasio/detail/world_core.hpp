@@ -317,6 +317,11 @@ class world_core {
   // Picks inside one host (its pool contexts' handlers, notify_one): the
   // host's own scheduler stream; the world's for code on no host.
   rng& sched_rng(host_state* h);
+  // The run's fault families: world_options::faults, or drawn (swarm).
+  const fault_mix& faults() const noexcept { return faults_; }
+  // A rate of the scenario's (a link's loss, a disk's error rate) with the
+  // fault mix's on top: two independent chances.
+  static double with_mix(double own, double mix) noexcept { return mix > 0.0 ? own + mix - own * mix : own; }
   // world::random(): the scenario's stream.
   rng& user_rng() { return user_ != nullptr ? *user_ : *(user_ = &stream("user", choice_purpose::user)); }
   choice_tape& tape() noexcept { return tape_; }
@@ -424,6 +429,7 @@ class world_core {
   std::vector<std::unique_ptr<rng>> streams_;  // by stream number (choice_tape::open)
   rng* sched_ = nullptr;
   rng* user_ = nullptr;
+  fault_mix faults_;
   xoshiro256 entropy_;
   std::unique_ptr<sched::strategy> strategy_;  // picks among runnable contexts (sched/)
   bool explores_ = true;                       // strategy_->explores(), read on every step

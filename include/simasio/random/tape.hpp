@@ -20,10 +20,11 @@ enum class choice_purpose : std::uint8_t {
   user = 2,       ///< world::random() draws made by scenarios
   buggify = 3,    ///< simasio::buggify() site activation and firing
   disk = 4,       ///< simulated disks: latencies, faults, what a power cut keeps
+  swarm = 5,      ///< swarm testing: the seed's fault mix, each host's drift
 };
 
 /// Number of purposes.
-inline constexpr std::size_t choice_purpose_count = 5;
+inline constexpr std::size_t choice_purpose_count = 6;
 
 /// Short lower-case name of a purpose ("scheduler", "network", ...).
 const char* to_string(choice_purpose) noexcept;
@@ -54,6 +55,7 @@ struct choice {
 /// | `user`, `user:<name>`     | world::random(), world::random(name)            |
 /// | `buggify:<site>`          | whether the site is on, and each time it fires  |
 /// | `disk:<host>:<family>`    | that disk's latencies, faults, power-cut losses |
+/// | `swarm`, `swarm:<host>`   | the fault mix (swarm testing), a host's drift   |
 ///
 /// Zeroing or removing one draw therefore never moves a draw of another
 /// stream: shrinking works even with background traffic.
