@@ -227,6 +227,9 @@ std::optional<saved_tape> env_tape(world_options& opts, std::string* absolute = 
   if (absolute != nullptr) *absolute = absolute_path(*path);
   opts.replay_tape = std::make_shared<const saved_tape>(tape);
   opts.on_tape_mismatch = tape_mismatch::fail;
+  // Its fault mix is on it: a tape with a swarm section was recorded under
+  // swarm testing, and replays only under it.
+  if (tape.find("swarm") != nullptr) opts.swarm = true;
   if (const auto policy = detail::env_string("SIMASIO_TAPE_MISMATCH")) {
     if (*policy == "fail") opts.on_tape_mismatch = tape_mismatch::fail;
     else if (*policy == "seeded") opts.on_tape_mismatch = tape_mismatch::seeded;
@@ -251,9 +254,12 @@ settings read_settings(check_options& options) {
     options.jobs = static_cast<unsigned>(*jobs);
   if (const auto verify = detail::env_in_range("SIMASIO_VERIFY", 0, 1, "0 (off) or 1 (run every seed twice and compare)"))
     options.verify_determinism = *verify == 1;
-  if (const auto swarm = detail::env_in_range("SIMASIO_SWARM", 0, 1, "0 (the fixed fault mix) or 1 (swarm testing: a mix per seed)"))
+  if (const auto swarm = detail::env_in_range("SIMASIO_SWARM", 0, 1, "0 (the fixed fault mix) or 1 (swarm testing: a mix per seed)")) {
     options.swarm = *swarm == 1;
-  if (options.swarm) options.world.swarm = true;
+    options.world.swarm = options.swarm;
+  } else if (options.swarm) {
+    options.world.swarm = true;
+  }
   out.shard = options.shard ? *options.shard : shard_from_environment();
   out.tape = env_tape(options.world, &out.tape_path);
   if (options.jobs == 0) throw config_error("simasio: check_options::jobs must be at least 1");
@@ -333,9 +339,13 @@ struct shrunk {
 
 // What a replay of t needs: trailing polite draws and all-polite streams
 // say nothing a polite replay would not do anyway.
+// The swarm section stays, one draw at least: it says the tape was
+// recorded under swarm testing (and replays only under it).
 void trim(saved_tape& t) {
-  for (tape_stream& s : t.streams)
-    while (!s.choices.empty() && s.choices.back().value == 0) s.choices.pop_back();
+  for (tape_stream& s : t.streams) {
+    const std::size_t keep = s.key == "swarm" ? 1 : 0;
+    while (s.choices.size() > keep && s.choices.back().value == 0) s.choices.pop_back();
+  }
   std::erase_if(t.streams, [](const tape_stream& s) { return s.choices.empty(); });
 }
 
@@ -532,8 +542,13 @@ check_result check(std::function<void(world&)> scenario, check_options options) 
   }
   if (nondeterminism) f.replay += " SIMASIO_VERIFY=1";
   if (options.world.swarm) {
-    f.replay += " SIMASIO_SWARM=1";
+    if (!set.tape) f.replay += " SIMASIO_SWARM=1";  // a tape brings its mix (its swarm section)
     f.faults = failed->faults;
+    if (f.faults.empty()) {  // a failure found without the run's world at hand (nondeterminism): draw it again
+      world_options o = options.world;
+      o.seed = f.seed;
+      f.faults = world(o).faults().describe();
+    }
   }
   f.replay += " " + quoted_command_line();
   if (!options.shrink) {

@@ -79,6 +79,14 @@ std::string unescape_key(const std::string& source, std::size_t line, const std:
 }  // namespace
 
 std::string format_tape(const saved_tape& tape) {
+  if (tape.positional && tape.streams.size() > 1)
+    fail("in memory", 0, "a positional (format 1) tape has one section, this one has " +
+                             std::to_string(tape.streams.size()));
+  for (const tape_stream& s : tape.streams) {
+    choice_purpose p{};
+    if (!tape.positional && !purpose_of_stream(s.key, p))
+      fail("in memory", 0, "stream '" + s.key + "' is of no known family (scheduler, network, user, buggify, disk or swarm)");
+  }
   std::ostringstream out;
   out << "simasio-tape " << (tape.positional ? 1 : 2) << "\n# " << tape.size() << " choices";
   if (!tape.positional) out << " in " << tape.streams.size() << (tape.streams.size() == 1 ? " stream" : " streams");

@@ -66,11 +66,13 @@ host& world::make_host(std::string name, boost::asio::ip::address address) {
   hosts_.push_back(std::unique_ptr<host>(new host(*this, id, std::move(name), address)));
   net_->add_host(id, detail::access::state(*hosts_.back()), address);
   host& h = *hosts_.back();
-  // The fault mix's clock drift: each host its own, from its own stream.
+  // The fault mix's clock drift: each host its own, from its own stream;
+  // size, then direction, so the polite draws are no drift at all.
   if (const std::int64_t bound = core_->faults().drift_ppb; bound > 0) {
     rng& r = core_->stream("swarm:" + h.name(), choice_purpose::swarm);
-    const auto ppb = static_cast<std::int64_t>(r.between(std::uint64_t{0}, 2 * static_cast<std::uint64_t>(bound))) - bound;
-    h.set_clock(duration{0}, static_cast<double>(ppb) / 1000.0);
+    const auto size = static_cast<std::int64_t>(r.between(std::uint64_t{0}, static_cast<std::uint64_t>(bound)));
+    const std::int64_t ppb = r.below(2) == 1 ? -size : size;
+    if (ppb != 0) h.set_clock(duration{0}, static_cast<double>(ppb) / 1000.0);
   }
   return h;
 }

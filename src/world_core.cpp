@@ -277,8 +277,9 @@ std::uint64_t key_hash(std::string_view key) noexcept {
 
 rng& world_core::stream(std::string_view key, choice_purpose p) {
   const std::uint32_t s = tape_.open(key, p);
-  if (s == streams_.size())
-    streams_.push_back(std::make_unique<rng>(mix64(opts_.seed ^ key_hash(key)), p, &tape_, s));
+  // Streams opened on the tape directly (world::tape().open) have no rng here.
+  if (s >= streams_.size()) streams_.resize(static_cast<std::size_t>(s) + 1);
+  if (streams_[s] == nullptr) streams_[s] = std::make_unique<rng>(mix64(opts_.seed ^ key_hash(key)), p, &tape_, s);
   return *streams_[s];
 }
 

@@ -182,11 +182,25 @@ void link_layer::finish_removal(std::uint64_t serial) {
 
 // ---- the wire -----------------------------------------------------------------------
 
+namespace {
+// A host name inside a link's key: '>' and '%' as %XX, so "->" only ever
+// separates the two names (hosts "a" and "b->c" are not "a->b" and "c").
+std::string key_part(const std::string& name) {
+  std::string out;
+  for (const char c : name) {
+    if (c == '>') out += "%3E";
+    else if (c == '%') out += "%25";
+    else out += c;
+  }
+  return out;
+}
+}  // namespace
+
 rng& link_layer::stream(std::uint32_t from, std::uint32_t to) {
   std::vector<rng*>& out = hosts_[from].out;
   if (out.size() <= to) out.resize(static_cast<std::size_t>(to) + 1, nullptr);
   if (out[to] == nullptr)
-    out[to] = &core_.stream("network:" + hosts_[from].state->name + "->" + hosts_[to].state->name,
+    out[to] = &core_.stream("network:" + key_part(hosts_[from].state->name) + "->" + key_part(hosts_[to].state->name),
                             choice_purpose::network);
   return *out[to];
 }

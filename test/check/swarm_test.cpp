@@ -7,6 +7,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <cstdlib>
+#include <filesystem>
 #include <functional>
 #include <set>
 #include <string>
@@ -135,7 +136,9 @@ BOOST_AUTO_TEST_CASE(a_swarm_failure_reports_its_mix_and_its_seed_replays_it) {
   opts.seeds = 100;
   opts.print = false;
   opts.artifacts = false;
+  opts.artifacts_dir = (std::filesystem::temp_directory_path() / "simasio_swarm_test").string();
   opts.swarm = true;
+  opts.world.faults.loss = 0.5;  // the fixed mix, which swarm testing ignores
   const auto r = simasio::check(fails_with_loss, opts);
   BOOST_REQUIRE(!r.ok());
   const auto& f = *r.failure;
@@ -143,8 +146,23 @@ BOOST_AUTO_TEST_CASE(a_swarm_failure_reports_its_mix_and_its_seed_replays_it) {
   BOOST_TEST(f.faults.find("loss off") == std::string::npos, f.faults);
   BOOST_TEST(f.replay.find("SIMASIO_SWARM=1") != std::string::npos, f.replay);
   BOOST_TEST(simasio::failure_report(f, "x").find("simasio: swarm: this seed's faults: loss ") != std::string::npos);
-  // Shrinking makes the mix's draws polite where it can: loss stays on.
-  BOOST_TEST(f.deviations >= 1u);
+  // Shrinking turns off every family the failure does not need: the tape
+  // keeps the mix's one draw that turns loss on.
+  BOOST_TEST(f.deviations == 1u);
+  const simasio::saved_tape tape = simasio::load_tape(f.tape_path);
+  BOOST_REQUIRE(tape.streams.size() == 1u);
+  BOOST_TEST(tape.streams[0].key == "swarm");
+  {
+    // The tape brings its mix: SIMASIO_TAPE alone replays it.
+    simasio_test::scoped_env env("SIMASIO_TAPE", f.tape_path.c_str());
+    simasio::check_options again;
+    again.print = false;
+    again.artifacts = false;
+    const auto replayed = simasio::check(fails_with_loss, again);
+    BOOST_REQUIRE(!replayed.ok());
+    BOOST_TEST(replayed.failure->what == "lossy seed");
+    BOOST_TEST(replayed.failure->faults.find("loss ") == 0u, replayed.failure->faults);
+  }
   simasio::world_options swarm_world;
   swarm_world.swarm = true;
   BOOST_CHECK_THROW(simasio::replay(fails_with_loss, f.seed, swarm_world), simasio::scenario_failure);
@@ -153,9 +171,14 @@ BOOST_AUTO_TEST_CASE(a_swarm_failure_reports_its_mix_and_its_seed_replays_it) {
     simasio_test::scoped_env env("SIMASIO_SWARM", "1");
     BOOST_CHECK_THROW(simasio::replay(fails_with_loss, f.seed), simasio::scenario_failure);
   }
-  // Off by the environment, the same sweep passes; a bad value is an error.
+  // Off by the environment, the sweep runs the fixed mix (loss 0.5: the
+  // first seed fails, with no mix to report); a bad value is an error.
   simasio_test::scoped_env off("SIMASIO_SWARM", "0");
-  BOOST_TEST(simasio::check(fails_with_loss, opts).ok());
+  const auto fixed = simasio::check(fails_with_loss, opts);
+  BOOST_REQUIRE(!fixed.ok());
+  BOOST_TEST(fixed.runs == 1u);
+  BOOST_TEST(fixed.failure->faults.empty());
+  BOOST_TEST(fixed.failure->replay.find("SIMASIO_SWARM") == std::string::npos);
   simasio_test::scoped_env bad("SIMASIO_SWARM", "yes");
   BOOST_CHECK_THROW(simasio::check(fails_with_loss, opts), simasio::config_error);
 }
@@ -168,6 +191,20 @@ BOOST_AUTO_TEST_CASE(an_empty_tape_turns_every_family_off) {
   o.on_tape_mismatch = simasio::tape_mismatch::polite;
   simasio::world w(o);
   BOOST_TEST((w.faults() == simasio::fault_mix{}));
+  // A given drift bound, replayed politely: every host's clock keeps world time.
+  simasio::world_options fixed;
+  fixed.faults.drift_ppb = 1'000'000;
+  fixed.replay_tape = std::make_shared<const simasio::saved_tape>();
+  fixed.on_tape_mismatch = simasio::tape_mismatch::polite;
+  simasio::world polite(fixed);
+  for (const char* name : {"a", "b", "c"}) polite.add_host(name);
+  polite.run_for(2s);
+  std::vector<std::int64_t> local;
+  for (const char* name : {"a", "b", "c"})
+    net::post(polite.get_host(name).context(), [&local] { local.push_back(simasio::steady_clock::now().time_since_epoch().count()); });
+  polite.run();
+  BOOST_TEST(local.size() == 3u);
+  for (std::int64_t t : local) BOOST_TEST(t == std::chrono::nanoseconds(2s).count());
 }
 
 BOOST_AUTO_TEST_SUITE_END()
