@@ -329,7 +329,8 @@ run_outcome run_verified(const std::function<void(world&)>& scenario, world_opti
 // zeroing one draw never moves another stream's draws: first whole
 // streams go polite, in halving groups; then each stream's shortest
 // failing prefix; then single deviations, in halving chunks (delta
-// debugging). Replays answer draws beyond a
+// debugging); then, in a stream, one other value for its first deviation
+// in place of the deviations after it. Replays answer draws beyond a
 // stream's section, or past a divergence in it, politely.
 struct shrunk {
   saved_tape tape;
@@ -430,6 +431,35 @@ std::optional<shrunk> shrink_failure(const std::function<void(world&)>& scenario
            const auto pos = deviation_positions();
            for (std::size_t k = first; k < first + n; ++k) c.streams[pos[k].first].choices[pos[k].second].value = 0;
          });
+  // 4. One deviation for several: zeroing only moves a draw toward 0, so
+  // picks 4, 2, 3 that put one host first never become the single pick 5
+  // that does it at once. For a stream's first deviation of a small bound,
+  // try every other value with the rest of the stream polite; keep what
+  // fails with fewer deviations.
+  for (std::size_t k = 0; k < best.streams.size() && result.replays < budget; ++k) {
+    const tape_stream& t = best.streams[k];
+    std::size_t first = 0;
+    while (first < t.choices.size() && t.choices[first].value == 0) ++first;
+    if (first == t.choices.size() || t.choices[first].bound > 16) continue;
+    std::uint64_t others = 0;
+    for (std::size_t i = first + 1; i < t.choices.size(); ++i) others += t.choices[i].value != 0;
+    if (others == 0) continue;
+    const std::string key = t.key;
+    const choice at = t.choices[first];
+    const std::uint64_t before = best.deviations();
+    for (std::uint64_t v = 1; v < at.bound && result.replays < budget; ++v) {
+      if (v == at.value) continue;
+      saved_tape candidate = best;
+      candidate.streams[k].choices.resize(first + 1);
+      candidate.streams[k].choices[first].value = v;
+      const saved_tape kept = best;
+      if (still_fails(std::move(candidate))) {
+        if (best.deviations() < before) break;
+        best = kept;  // no simpler
+      }
+    }
+    if (best.find(key) == nullptr) k = static_cast<std::size_t>(-1);  // the streams moved: look again from the start
+  }
   best.seed = seed;
   result.tape = std::move(best);
   return result;
