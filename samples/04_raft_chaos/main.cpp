@@ -17,6 +17,7 @@
 //
 // `--flawed` plants the bug: a vote is granted on the term alone, without
 // checking whom the node already voted for in that term.
+#include "../common/command_line.hpp"
 #include "chaos.hpp"
 
 #include <chrono>
@@ -59,21 +60,7 @@ int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IONBF, 0);  // keep our lines in order with simasio's (stderr)
   bool only_flawed = false;
   std::uint64_t seeds = 1000;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--flawed") == 0) {
-      only_flawed = true;
-    } else if (std::strcmp(argv[i], "--seeds") == 0 && i + 1 < argc) {
-      char* end = nullptr;
-      seeds = std::strtoull(argv[++i], &end, 10);
-      if (*end != '\0' || seeds == 0) {
-        std::fprintf(stderr, "%s: --seeds '%s' is not a positive number of seeds\n", argv[0], argv[i]);
-        return 2;
-      }
-    } else {
-      std::fprintf(stderr, "usage: %s [--flawed] [--seeds N]\n", argv[0]);
-      return 2;
-    }
-  }
+  sample::read_command_line(argc, argv, seeds, {{"--flawed", &only_flawed}});
   std::printf("simasio: Raft election on 5 nodes over TCP RPCs, 2 s quiet + 6 chaos rounds + 3 s healed per seed\n\n");
 
   const sweep_result buggy = sweep(true, seeds, "raft_chaos_flawed");

@@ -35,6 +35,7 @@
 //
 // Beast's websocket timeouts run on Asio's own timers; simasio::interpose
 // (linked by CMakeLists.txt) puts them on virtual time.
+#include "../common/command_line.hpp"
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <simasio/beast.hpp>
 #include <simasio/random/tape_file.hpp>  // load_tape: <simasio/simasio.hpp> does not include it
@@ -511,21 +512,7 @@ int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IONBF, 0);  // keep our lines in order with simasio's (stderr)
   bool only_naive = false;
   std::uint64_t seeds = 300;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--naive") == 0) {
-      only_naive = true;
-    } else if (std::strcmp(argv[i], "--seeds") == 0 && i + 1 < argc) {
-      char* end = nullptr;
-      seeds = std::strtoull(argv[++i], &end, 10);
-      if (*end != '\0' || seeds == 0) {
-        std::fprintf(stderr, "%s: --seeds '%s' is not a positive number of seeds\n", argv[0], argv[i]);
-        return 2;
-      }
-    } else {
-      std::fprintf(stderr, "usage: %s [--naive] [--seeds N]\n", argv[0]);
-      return 2;
-    }
-  }
+  sample::read_command_line(argc, argv, seeds, {{"--naive", &only_naive}});
   std::printf("simasio: Beast websocket chat, %d clients x %d messages, 0-5%% loss, two partitions and a server "
               "crash per seed\n\n",
               clients, messages_per_client);

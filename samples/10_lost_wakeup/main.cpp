@@ -15,6 +15,7 @@
 // points are seeded scheduling choices. So the sweep finds a seed where the
 // notify is lost, check() shrinks its choice tape, and both replay exactly.
 // Then the fixed worker (cv.wait(lock, predicate)) runs the same seeds clean.
+#include "../common/command_line.hpp"
 #include <simasio/asio.hpp>
 #include <simasio/random/tape_file.hpp>  // load_tape
 #include <simasio/simasio.hpp>
@@ -139,19 +140,7 @@ void scenario(simasio::world& w, bool fixed, bool narrate) {
 int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IONBF, 0);
   std::uint64_t seeds = 300;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--seeds") == 0 && i + 1 < argc) {
-      char* end = nullptr;
-      seeds = std::strtoull(argv[++i], &end, 10);
-      if (*end != '\0' || seeds == 0) {
-        std::fprintf(stderr, "%s: --seeds '%s' is not a positive number of seeds\n", argv[0], argv[i]);
-        return 2;
-      }
-    } else {
-      std::fprintf(stderr, "usage: %s [--seeds N]\n", argv[0]);
-      return 2;
-    }
-  }
+  sample::read_command_line(argc, argv, seeds);
   std::printf("simasio: a threaded server (reader threads, one worker, a condition variable), %d clients x %d "
               "requests\n\n",
               clients, requests);

@@ -19,6 +19,7 @@
 // the cut is missing from what the store recovered. check() finds each bug,
 // shrinks its choice tape and replays it; the fixed store (sync before the
 // ack, sync the directory after create and rename) passes the same seeds.
+#include "../common/command_line.hpp"
 #include <simasio/asio.hpp>
 #include <simasio/random/tape_file.hpp>  // load_tape
 #include <simasio/simasio.hpp>
@@ -304,19 +305,7 @@ int find_shrink_replay(const variant& v, simasio::check_options opts) {
 int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IONBF, 0);
   std::uint64_t seeds = 300;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--seeds") == 0 && i + 1 < argc) {
-      char* end = nullptr;
-      seeds = std::strtoull(argv[++i], &end, 10);
-      if (*end != '\0' || seeds == 0) {
-        std::fprintf(stderr, "%s: --seeds '%s' is not a positive number of seeds\n", argv[0], argv[i]);
-        return 2;
-      }
-    } else {
-      std::fprintf(stderr, "usage: %s [--seeds N]\n", argv[0]);
-      return 2;
-    }
-  }
+  sample::read_command_line(argc, argv, seeds);
   std::printf("simasio: a key-value store with a write-ahead log, %d puts, one power cut per seed\n\n", total_puts);
   simasio::check_options opts;
   opts.seeds = seeds;

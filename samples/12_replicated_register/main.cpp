@@ -13,6 +13,7 @@
 // client reads a value older than one already acknowledged, prints the
 // operations that show it and writes a lane diagram; the fixed store, which
 // serves reads from the primary, passes the same seeds.
+#include "../common/command_line.hpp"
 #include <simasio/asio.hpp>
 #include <simasio/check/linearizability.hpp>
 #include <simasio/simasio.hpp>
@@ -148,19 +149,7 @@ void scenario(simasio::world& w, bool reads_from_backup, reg_history& h) {
 int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IONBF, 0);
   std::uint64_t seeds = 300;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--seeds") == 0 && i + 1 < argc) {
-      char* end = nullptr;
-      seeds = std::strtoull(argv[++i], &end, 10);
-      if (*end != '\0' || seeds == 0) {
-        std::fprintf(stderr, "%s: --seeds '%s' is not a positive number of seeds\n", argv[0], argv[i]);
-        return 2;
-      }
-    } else {
-      std::fprintf(stderr, "usage: %s [--seeds N]\n", argv[0]);
-      return 2;
-    }
-  }
+  sample::read_command_line(argc, argv, seeds);
   std::printf("simasio: a primary-backup register, 2 clients x 20 operations, a partition per seed\n\n");
   simasio::check_options opts;
   opts.seeds = seeds;

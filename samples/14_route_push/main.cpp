@@ -18,6 +18,7 @@
 // converge on some seed; the re-push code converges and refines the re-push
 // design over every seed of the sweep, and is refused by the fire-and-forget
 // design at its first re-send.
+#include "../common/command_line.hpp"
 #include <simasio/asio.hpp>
 #include <simasio/check/model.hpp>
 #include <simasio/simasio.hpp>
@@ -223,19 +224,7 @@ void scenario(simasio::world& w, bool repush, std::shared_ptr<const simasio::mod
 int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IONBF, 0);
   std::uint64_t seeds = 300;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--seeds") == 0 && i + 1 < argc) {
-      char* end = nullptr;
-      seeds = std::strtoull(argv[++i], &end, 10);
-      if (*end != '\0' || seeds == 0) {
-        std::fprintf(stderr, "%s: --seeds '%s' is not a positive number of seeds\n", argv[0], argv[i]);
-        return 2;
-      }
-    } else {
-      std::fprintf(stderr, "usage: %s [--seeds N]\n", argv[0]);
-      return 2;
-    }
-  }
+  sample::read_command_line(argc, argv, seeds);
   std::printf("simasio: a route push to one replica, 30%% of datagrams lost\n\n");
   const auto fire_and_forget = design(false), repush = design(true);
   const auto flawed_design = simasio::check_model(*fire_and_forget);

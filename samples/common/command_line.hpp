@@ -1,0 +1,50 @@
+// samples/common/command_line.hpp — the samples' command line: --seeds N and on/off flags
+#ifndef SIMASIO_SAMPLES_COMMAND_LINE_HPP
+#define SIMASIO_SAMPLES_COMMAND_LINE_HPP
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <initializer_list>
+#include <string>
+
+namespace sample {
+
+struct flag {
+  const char* name;  // "--flawed"
+  bool* set;         // becomes true when given
+};
+
+// Reads "--seeds N" (a positive number) into seeds and each flag; anything
+// else prints the usage and exits with 2, as a bad --seeds does.
+inline void read_command_line(int argc, char** argv, std::uint64_t& seeds, std::initializer_list<flag> flags = {}) {
+  std::string usage = std::string("usage: ") + argv[0];
+  for (const flag& f : flags) usage += std::string(" [") + f.name + "]";
+  usage += " [--seeds N]";
+  for (int i = 1; i < argc; ++i) {
+    bool known = false;
+    for (const flag& f : flags) {
+      if (std::strcmp(argv[i], f.name) == 0) {
+        *f.set = true;
+        known = true;
+      }
+    }
+    if (known) continue;
+    if (std::strcmp(argv[i], "--seeds") == 0 && i + 1 < argc) {
+      char* end = nullptr;
+      seeds = std::strtoull(argv[++i], &end, 10);
+      if (*end != '\0' || seeds == 0) {
+        std::fprintf(stderr, "%s: --seeds '%s' is not a positive number of seeds\n", argv[0], argv[i]);
+        std::exit(2);
+      }
+      continue;
+    }
+    std::fprintf(stderr, "%s\n", usage.c_str());
+    std::exit(2);
+  }
+}
+
+}  // namespace sample
+
+#endif  // SIMASIO_SAMPLES_COMMAND_LINE_HPP
