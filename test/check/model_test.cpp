@@ -186,6 +186,8 @@ BOOST_AUTO_TEST_CASE(fire_and_forget_never_converges_under_loss_and_the_repush_d
   BOOST_TEST(!lossy.stops);
   BOOST_TEST(lossy.explanation().find("from here, for ever") != std::string::npos, lossy.explanation());
   BOOST_TEST(lossy.explanation().find("lose") != std::string::npos, lossy.explanation());
+  BOOST_TEST(lossy.trace.back().state == lossy.trace[lossy.cycle_start].state);
+  BOOST_TEST(lossy.trace.size() == lossy.cycle_start + 3);  // lose, send: each step once
   BOOST_TEST_MESSAGE(lossy.explanation());
 }
 
@@ -210,6 +212,7 @@ BOOST_AUTO_TEST_CASE(weak_fairness_takes_an_action_that_stays_enabled) {
   BOOST_REQUIRE(!r.ok);
   BOOST_TEST(!r.stops);
   BOOST_TEST(r.trace.size() > r.cycle_start + 1);  // a cycle: toggle, toggle
+  BOOST_TEST(r.trace.back().state == r.trace[r.cycle_start].state);  // that closes
 }
 
 BOOST_AUTO_TEST_CASE(bounds_stop_exploration_and_say_so) {

@@ -408,14 +408,18 @@ model_result check_model(const model<State>& m, const model_options& opts = {}) 
       fail("liveness '" + goal_name + "'", entry);
       r.cycle_start = r.trace.size() - 1;
       std::size_t at = entry;
+      std::vector<char> seen(n, 0), taken(m.action_count(), 0);
+      seen[entry] = 1;
       auto walk = [&](const std::vector<edge>& path) {
         for (const edge& e : path) {
           r.trace.push_back({m.action_name(e.action), m.show(g.states[e.to])});
           at = e.to;
+          seen[at] = 1;
+          taken[e.action] = 1;
         }
       };
       for (std::size_t a = 0; a < m.action_count(); ++a) {
-        if (!internal[a]) continue;
+        if (!internal[a] || taken[a]) continue;
         for (std::size_t s : scc) {
           auto it = std::find_if(g.out[s].begin(), g.out[s].end(), [&](const edge& e) { return e.action == a && inside[e.to]; });
           if (it == g.out[s].end()) continue;
@@ -424,7 +428,8 @@ model_result check_model(const model<State>& m, const model_options& opts = {}) 
           break;
         }
       }
-      for (std::size_t s : scc) walk(path_inside(g.out, inside, at, s));
+      for (std::size_t s : scc)
+        if (!seen[s]) walk(path_inside(g.out, inside, at, s));
       walk(path_inside(g.out, inside, at, entry));
       if (r.trace.size() == r.cycle_start + 1) {  // a self-loop only
         const edge& self = *std::find_if(g.out[entry].begin(), g.out[entry].end(), [&](const edge& e) { return e.to == entry; });
