@@ -4,6 +4,7 @@
 #include "groups.hpp"
 
 #include <simasio/check/linearizability.hpp>
+#include <simasio/check/models.hpp>
 
 #include <stdexcept>
 #include <string>
@@ -12,20 +13,8 @@
 namespace bench {
 namespace {
 
-struct reg_input {
-  bool write = false;
-  int value = 0;
-};
-struct register_model {
-  using state = int;
-  using input = reg_input;
-  using output = int;
-  static state init() { return 0; }
-  static std::tuple<bool, output, state> step(const state& s, const input& in) {
-    if (in.write) return {true, 0, in.value};
-    return {true, s, s};
-  }
-};
+using reg_input = simasio::models::register_op<>;
+using register_model = simasio::models::register_model<>;
 
 simasio::history<reg_input, int> make_history(int operations) {
   simasio::history<reg_input, int> h;

@@ -16,6 +16,7 @@
 #include "../common/command_line.hpp"
 #include <simasio/asio.hpp>
 #include <simasio/check/linearizability.hpp>
+#include <simasio/check/models.hpp>
 #include <simasio/simasio.hpp>
 
 #include <boost/asio/as_tuple.hpp>
@@ -38,24 +39,8 @@ using namespace net::experimental::awaitable_operators;
 namespace {
 
 // ---- the sequential model -------------------------------------------------------------
-struct reg_input {
-  bool write = false;
-  int value = 0;
-};
-struct register_model {
-  using state = int;
-  using input = reg_input;
-  using output = int;
-  static state init() { return 0; }
-  static std::tuple<bool, output, state> step(const state& s, const input& in) {
-    if (in.write) return {true, 0, in.value};
-    return {true, s, s};
-  }
-  static std::string describe(const input& in, const output* out) {
-    return in.write ? "write(" + std::to_string(in.value) + ")"
-                    : "read() -> " + (out != nullptr ? std::to_string(*out) : std::string("timeout"));
-  }
-};
+using reg_input = simasio::models::register_op<>;
+using register_model = simasio::models::register_model<>;
 using reg_history = simasio::history<reg_input, int>;
 
 constexpr unsigned short port = 7000;

@@ -1,6 +1,7 @@
 // linearizability_test.cpp — check_linearizable on hand-made histories, and against a brute-force checker
 #include <simasio/check/history.hpp>
 #include <simasio/check/linearizability.hpp>
+#include <simasio/check/models.hpp>
 #include <simasio/simasio.hpp>
 
 #include <boost/test/unit_test.hpp>
@@ -22,25 +23,8 @@
 namespace {
 
 // ---- a register: write(v) -> 0, read() -> v -------------------------------------------
-struct reg_input {
-  bool write = false;
-  int value = 0;
-  friend bool operator==(const reg_input&, const reg_input&) = default;
-};
-struct register_model {
-  using state = int;
-  using input = reg_input;
-  using output = int;
-  static state init() { return 0; }
-  static std::tuple<bool, output, state> step(const state& s, const input& in) {
-    if (in.write) return {true, 0, in.value};
-    return {true, s, s};
-  }
-  static std::string describe(const input& in, const output* out) {
-    return in.write ? "write(" + std::to_string(in.value) + ")"
-                    : "read() -> " + (out != nullptr ? std::to_string(*out) : std::string("?"));
-  }
-};
+using reg_input = simasio::models::register_op<>;
+using register_model = simasio::models::register_model<>;
 using reg_history = simasio::history<reg_input, int>;
 
 reg_input write_of(int v) { return {true, v}; }
