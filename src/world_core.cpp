@@ -6,6 +6,8 @@
 #include <simasio/detail/format.hpp>
 #include <simasio/error.hpp>
 
+#include "name_hash.hpp"
+
 #include <algorithm>
 #include <utility>
 #include <sstream>
@@ -258,21 +260,14 @@ bool world_core::advance(duration deadline) {
 // ---- draws ----------------------------------------------------------------------
 
 namespace {
-// FNV-1a over the key, then splitmix64's finaliser: a stream's seed depends
+// FNV-1a over the key (name_hash), then splitmix64's finaliser: a stream's seed depends
 // on the world's seed and its name, never on when it was opened.
 std::uint64_t mix64(std::uint64_t z) noexcept {
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
   return z ^ (z >> 31);
 }
-std::uint64_t key_hash(std::string_view key) noexcept {
-  std::uint64_t h = 0xCBF29CE484222325ULL;
-  for (const char c : key) {
-    h ^= static_cast<unsigned char>(c);
-    h *= 0x100000001B3ULL;
-  }
-  return mix64(h);
-}
+std::uint64_t key_hash(std::string_view key) noexcept { return mix64(name_hash(key)); }
 }  // namespace
 
 rng& world_core::stream(std::string_view key, choice_purpose p) {

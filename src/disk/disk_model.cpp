@@ -7,6 +7,8 @@
 
 #include <boost/asio/error.hpp>
 
+#include "../name_hash.hpp"
+
 #include <algorithm>
 #include <cstring>
 #include <fcntl.h>
@@ -19,14 +21,6 @@ namespace errc = boost::system::errc;
 
 boost::system::error_code posix(errc::errc_t e) { return errc::make_error_code(e); }
 
-std::uint64_t name_hash(const std::string& s) noexcept {
-  std::uint64_t h = 0xCBF29CE484222325ULL;  // FNV-1a
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 0x100000001B3ULL;
-  }
-  return h;
-}
 
 std::string parent_of(const std::string& path) {
   const auto slash = path.rfind('/');
