@@ -219,6 +219,13 @@ struct settings {
   shard_spec shard;
 };
 
+// SIMASIO_SWARM=0 or 1, if set.
+std::optional<bool> env_swarm() {
+  const auto v = detail::env_in_range("SIMASIO_SWARM", 0, 1, "0 (the fixed fault mix) or 1 (swarm testing: a mix per seed)");
+  if (!v) return std::nullopt;
+  return *v == 1;
+}
+
 // SIMASIO_TAPE=file: the tape's seed, its draws from the file.
 std::optional<saved_tape> env_tape(world_options& opts, std::string* absolute = nullptr) {
   const auto path = detail::env_string("SIMASIO_TAPE");
@@ -254,8 +261,8 @@ settings read_settings(check_options& options) {
     options.jobs = static_cast<unsigned>(*jobs);
   if (const auto verify = detail::env_in_range("SIMASIO_VERIFY", 0, 1, "0 (off) or 1 (run every seed twice and compare)"))
     options.verify_determinism = *verify == 1;
-  if (const auto swarm = detail::env_in_range("SIMASIO_SWARM", 0, 1, "0 (the fixed fault mix) or 1 (swarm testing: a mix per seed)")) {
-    options.swarm = *swarm == 1;
+  if (const auto swarm = env_swarm()) {
+    options.swarm = *swarm;
     options.world.swarm = options.swarm;
   } else if (options.swarm) {
     options.world.swarm = true;
@@ -680,8 +687,7 @@ std::string command_line() { return quoted_command_line(); }
 
 void replay(std::function<void(world&)> scenario, std::uint64_t seed, world_options options) {
   if (const auto tape = env_tape(options)) seed = tape->seed;
-  if (const auto swarm = detail::env_in_range("SIMASIO_SWARM", 0, 1, "0 (the fixed fault mix) or 1 (swarm testing: a mix per seed)"))
-    options.swarm = *swarm == 1;
+  if (const auto swarm = env_swarm()) options.swarm = *swarm;
   run_outcome out = run_seed(scenario, options, seed, false);
   if (!out.error) return;
   const std::string msg = "simasio: seed=" + std::to_string(seed) + " t=" + detail::format_time(out.time) +

@@ -17,14 +17,9 @@ namespace {
 
 std::string file_source(const std::string& path) { return "file '" + path + "'"; }
 
+// A format-1 purpose: exactly a family's name ("network"), no key after it.
 bool purpose_from(const std::string& name, choice_purpose& out) {
-  for (std::size_t p = 0; p < choice_purpose_count; ++p) {
-    if (name == to_string(static_cast<choice_purpose>(p))) {
-      out = static_cast<choice_purpose>(p);
-      return true;
-    }
-  }
-  return false;
+  return name.find(':') == std::string::npos && purpose_of_stream(name, out);
 }
 
 std::uint64_t number(const std::string& source, std::size_t line, const std::string& text, const char* what) {
