@@ -8,7 +8,8 @@ if(NOT result EQUAL 0)
 endif()
 foreach(file include/simasio/simasio.hpp include/simasio/version.hpp lib/libsimasio.a lib/cmake/simasio/simasioConfig.cmake
              lib/cmake/simasio/simasioConfigVersion.cmake lib/cmake/simasio/simasio-targets.cmake
-             lib/cmake/simasio/simasio_sweep.cmake)
+             lib/cmake/simasio/simasio_sweep.cmake lib/cmake/simasio/simasio_fuzz.cmake
+             lib/cmake/simasio/simasio_fuzz_inputs_main.cpp include/simasio/check/fuzz.hpp)
   if(NOT EXISTS ${PREFIX}/${file})
     message(FATAL_ERROR "the install lacks ${file}")
   endif()

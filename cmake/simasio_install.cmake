@@ -43,9 +43,12 @@ configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/simasioConfig.cmake.in
   ${PROJECT_BINARY_DIR}/simasioConfig.cmake INSTALL_DESTINATION ${SIMASIO_INSTALL_CMAKEDIR})
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/simasioConfigVersion.cmake
   VERSION ${PROJECT_VERSION} COMPATIBILITY SameMajorVersion)
-configure_file(${PROJECT_SOURCE_DIR}/cmake/simasio_sweep.cmake ${PROJECT_BINARY_DIR}/simasio_sweep.cmake COPYONLY)
+foreach(file simasio_sweep.cmake simasio_fuzz.cmake simasio_fuzz_inputs_main.cpp)
+  configure_file(${PROJECT_SOURCE_DIR}/cmake/${file} ${PROJECT_BINARY_DIR}/${file} COPYONLY)
+endforeach()
 install(FILES ${PROJECT_BINARY_DIR}/simasioConfig.cmake ${PROJECT_BINARY_DIR}/simasioConfigVersion.cmake
-              ${PROJECT_SOURCE_DIR}/cmake/simasio_sweep.cmake
+              ${PROJECT_SOURCE_DIR}/cmake/simasio_sweep.cmake ${PROJECT_SOURCE_DIR}/cmake/simasio_fuzz.cmake
+              ${PROJECT_SOURCE_DIR}/cmake/simasio_fuzz_inputs_main.cpp
         DESTINATION ${SIMASIO_INSTALL_CMAKEDIR})
 install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/CHANGELOG.md
         DESTINATION ${CMAKE_INSTALL_DOCDIR})

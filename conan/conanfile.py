@@ -69,7 +69,8 @@ class SimasioConan(ConanFile):
     def package_info(self):
         self.cpp_info.set_property("cmake_file_name", "simasio")
         self.cpp_info.set_property("cmake_target_name", "simasio::simasio")
-        self.cpp_info.set_property("cmake_build_modules", [os.path.join("lib", "cmake", "simasio", "simasio_sweep.cmake")])
+        self.cpp_info.set_property("cmake_build_modules", [os.path.join("lib", "cmake", "simasio", "simasio_sweep.cmake"),
+                                                           os.path.join("lib", "cmake", "simasio", "simasio_fuzz.cmake")])
 
         core = self.cpp_info.components["core"]
         core.set_property("cmake_target_name", "simasio::simasio")

@@ -1,7 +1,7 @@
 // settings_fuzz.cpp — SIMASIO_* variables, sharding variables and the
 // --simasio-seed argument, read by check()
 //
-// Each input line sets one setting: its first byte modulo 14 picks which
+// Each input line sets one setting: its first byte modulo 15 picks which
 // (the variables below in order, then a command-line argument, then the
 // text of a SIMASIO_TAPE file with '\' for line breaks), the rest is the
 // value. Properties:
@@ -40,7 +40,7 @@ using simasio_fuzz::broken;
 constexpr const char* variables[] = {
     "SIMASIO_SEED",      "SIMASIO_SEEDS",    "SIMASIO_JOBS",       "SIMASIO_VERIFY",    "SIMASIO_LOG",
     "SIMASIO_TAPE_MISMATCH", "TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX", "GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX",
-    "SIMASIO_SHARD_INDEX", "SIMASIO_SHARD_COUNT",
+    "SIMASIO_SHARD_INDEX", "SIMASIO_SHARD_COUNT", "SIMASIO_SWARM",
 };
 constexpr std::size_t variable_count = std::size(variables);
 // Two more choices: a command-line argument, and the text of a tape file

@@ -1,5 +1,6 @@
 // check.cpp — seed sweeps, failure lines and replay
 #include <simasio/check/check.hpp>
+#include <simasio/check/fuzz.hpp>
 
 #include <simasio/detail/env.hpp>
 #include <simasio/detail/format.hpp>
@@ -10,6 +11,8 @@
 #include <simasio/world.hpp>
 
 #include <boost/core/demangle.hpp>
+
+#include "name_hash.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -217,6 +220,7 @@ struct settings {
   std::optional<saved_tape> tape;     // SIMASIO_TAPE, loaded
   std::string tape_path;              // its absolute path, for replay lines
   shard_spec shard;
+  bool shrink_tape = false;           // the tape is a fuzzer's find: shrink it as a seed's run would be
 };
 
 // SIMASIO_SWARM=0 or 1, if set.
@@ -484,13 +488,16 @@ std::string file_stem(const std::string& name) {
 
 }  // namespace
 
-check_result check(std::function<void(world&)> scenario, check_options options) {
-  const settings set = read_settings(options);
+namespace {
+
+// check() once its settings are read (fuzz_run comes here with the tape of
+// a fuzzer's failing input).
+check_result check_with(const std::function<void(world&)>& scenario, check_options options, const settings& set) {
   if (set.tape) {
-    // Replaying a saved tape: exactly its seed, no shrinking.
+    // Replaying a saved tape: exactly its seed; shrunk only when a fuzzer found it.
     options.first_seed = set.tape->seed;
     options.seeds = 1;
-    options.shrink = false;
+    options.shrink = options.shrink && set.shrink_tape;
     options.jobs = 1;
   }
   const std::vector<std::uint64_t> seeds =
@@ -589,7 +596,7 @@ check_result check(std::function<void(world&)> scenario, check_options options) 
   }
   f.replay += " " + quoted_command_line();
   if (!options.shrink) {
-    f.not_shrunk = set.tape ? "a replayed tape is not shrunk again" : "shrinking is off";
+    f.not_shrunk = set.tape && !set.shrink_tape ? "a replayed tape is not shrunk again" : "shrinking is off";
   } else if (nondeterminism) {
     f.not_shrunk = "a nondeterministic run has no tape that replays it";
   } else if (runaway) {
@@ -649,6 +656,13 @@ check_result check(std::function<void(world&)> scenario, check_options options) 
   return result;
 }
 
+}  // namespace
+
+check_result check(std::function<void(world&)> scenario, check_options options) {
+  const settings set = read_settings(options);
+  return check_with(scenario, std::move(options), set);
+}
+
 std::string failure_signature(const std::string& type, const std::string& what) {
   std::string out = type + ": ";
   out.reserve(out.size() + what.size());
@@ -697,6 +711,123 @@ void replay(std::function<void(world&)> scenario, std::uint64_t seed, world_opti
   } catch (...) {
     std::throw_with_nested(scenario_failure(msg, seed));
   }
+}
+
+// ---- fuzzer-guided exploration ------------------------------------------------
+
+std::uint64_t fuzz_seed(const std::uint8_t* data, std::size_t size) noexcept {
+  std::uint64_t seed = 0;
+  for (std::size_t i = 0; i < 8 && i < size; ++i) seed |= std::uint64_t{data[i]} << (8 * i);
+  return seed;
+}
+
+namespace {
+
+check_options check_options_of(const fuzz_options& f, const world_options& world) {
+  check_options c;
+  c.name = f.name.empty() ? "scenario" : f.name;
+  c.world = world;
+  c.swarm = world.swarm;
+  c.fail_on_stall = f.fail_on_stall;
+  c.shrink = f.shrink;
+  c.shrink_budget = f.shrink_budget;
+  c.artifacts_dir = f.artifacts_dir;
+  c.print = f.print;
+  c.jobs = 1;
+  c.jobs_from_environment = false;
+  c.shard_seeds = false;
+  return c;
+}
+
+world_options fuzz_world(const fuzz_options& f) {
+  world_options o = f.world;
+  o.swarm = env_swarm().value_or(f.swarm || f.world.swarm);
+  o.replay_tape.reset();
+  o.fuzz_input.reset();
+  return o;
+}
+
+}  // namespace
+
+std::optional<failure> fuzz_run(const std::uint8_t* data, std::size_t size,
+                                const std::function<void(world&)>& scenario, const fuzz_options& options) {
+  world_options o = fuzz_world(options);
+  const std::uint64_t seed = fuzz_seed(data, size);
+  if (size > 8) o.fuzz_input = std::make_shared<const std::vector<std::uint8_t>>(data + 8, data + size);
+  const run_outcome out = run_seed(scenario, o, seed, options.fail_on_stall);
+  if (!out.error) return std::nullopt;
+  // The run once more, recorded: its draws are a tape that replays it
+  // without the input (and without the fuzzer).
+  saved_tape tape;
+  const run_outcome again = run_seed(scenario, o, seed, options.fail_on_stall, nullptr, &tape);
+  check_options c = check_options_of(options, o);
+  if (again.signature != out.signature) {
+    failure f;
+    f.seed = seed;
+    f.type = "simasio::nondeterminism";
+    f.what = "nondeterminism: this input failed (" + out.what + ") and then " +
+             (again.error ? "failed otherwise (" + again.what + ")" : std::string("passed")) +
+             " when it ran again: something outside the input decided (a wall clock, std::random_device, an "
+             "unordered container, or state kept from an earlier run: a fuzzer runs every input in one process)";
+    f.replay = "(none: the run does not repeat) " + quoted_command_line();
+    f.time = out.time;
+    f.step = out.step;
+    if (c.print) {
+      std::fputs(failure_report(f, c.name).c_str(), stderr);
+      std::fflush(stderr);
+    }
+    return f;
+  }
+  std::uint64_t h = detail::name_hash(std::string_view(reinterpret_cast<const char*>(data), size));
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  const std::string dir = artifacts_dir(c);
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  settings set;
+  set.tape_path = absolute_path(dir + "/" + file_stem(c.name) + "-fuzz-" + hex + ".tape");
+  save_tape(set.tape_path, tape);  // tape_error names the path and the problem
+  c.world.replay_tape = std::make_shared<const saved_tape>(tape);
+  c.world.on_tape_mismatch = tape_mismatch::fail;
+  c.world.fuzz_input.reset();
+  set.tape = std::move(tape);
+  set.shrink_tape = true;
+  check_result r = check_with(scenario, c, set);
+  if (r.failure) return std::move(r.failure);
+  // The tape holds every draw the input's run made: its replay must fail too.
+  failure f;
+  f.seed = seed;
+  f.type = "simasio::nondeterminism";
+  f.what = "nondeterminism: this input failed (" + out.what + ") but the tape of its draws (" + set.tape_path +
+           ") passes: something outside the draws decided";
+  f.replay = "SIMASIO_TAPE=" + shell_quoted(set.tape_path) + " " + quoted_command_line();
+  if (c.print) {
+    std::fputs(failure_report(f, c.name).c_str(), stderr);
+    std::fflush(stderr);
+  }
+  return f;
+}
+
+int fuzz_one_input(const std::uint8_t* data, std::size_t size, const std::function<void(world&)>& scenario,
+                   const fuzz_options& options) {
+  static std::atomic<std::uint64_t> executions{0};
+  const std::uint64_t n = ++executions;
+  const std::optional<failure> f = fuzz_run(data, size, scenario, options);
+  if (!f) return 0;
+  std::fprintf(stderr,
+               "simasio: fuzz: %s failed at execution %llu of this process; replay the run with the line above "
+               "(libFuzzer keeps the input as a crash file)\n",
+               options.name.empty() ? "scenario" : options.name.c_str(), static_cast<unsigned long long>(n));
+  std::fflush(stderr);
+  std::abort();
+}
+
+int fuzz_initialize(const std::function<void(world&)>& scenario, const fuzz_options& options) {
+  if (!detail::env_string("SIMASIO_TAPE")) return 0;
+  const check_result r = check(scenario, check_options_of(options, fuzz_world(options)));
+  if (r.ok()) std::fprintf(stderr, "simasio: the tape's run passes\n");
+  std::fflush(stderr);
+  std::exit(r.ok() ? 0 : 1);
 }
 
 }  // namespace simasio

@@ -1,6 +1,7 @@
 // tape.cpp — the streams of a choice tape, and the message of a tape that no longer fits
 #include <simasio/random/tape.hpp>
 
+#include <simasio/detail/int128.hpp>
 #include <simasio/error.hpp>
 
 #include <string>
@@ -64,6 +65,29 @@ void choice_tape::start_replay(std::shared_ptr<const saved_tape> tape, tape_mism
   sources_.clear();
   for (const tape_stream& s : replay_->streams) sources_.push_back(source{&s.choices, 0, false});
   for (lane& l : lanes_) link(l);
+}
+
+void choice_tape::start_fuzzing(std::shared_ptr<const std::vector<std::uint8_t>> bytes) {
+  fuzz_ = std::move(bytes);
+  fuzz_cursor_ = 0;
+}
+
+std::uint64_t choice_tape::fuzzed(std::uint32_t s, std::uint64_t bound, std::uint64_t drawn) {
+  std::uint64_t v = drawn;
+  const std::vector<std::uint8_t>& bytes = *fuzz_;
+  if (fuzz_cursor_ < bytes.size()) {
+    // The bytes as a fraction in [0, 1) of the bound: one byte resolves
+    // 256 values, two resolve 65,536 (a chance() down to about 1.5e-5).
+    const int width = bound <= 256 ? 1 : 2;
+    std::uint64_t fraction = 0;
+    for (int i = 0; i < width; ++i) {
+      fraction <<= 8;
+      if (fuzz_cursor_ < bytes.size()) fraction |= bytes[fuzz_cursor_++];
+    }
+    v = static_cast<std::uint64_t>((static_cast<detail::uint128>(fraction) * bound) >> (8 * width));
+  }
+  note(s, bound, v);
+  return v;
 }
 
 // A positional tape's one section answers every stream; otherwise a stream

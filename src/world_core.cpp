@@ -67,7 +67,11 @@ world_core::world_core(const world_options& opts)
   install_ssl_hooks();  // OpenSSL's randomness and clock from the world (src/ssl.cpp)
 #endif
   if (opts_.record_tape) tape_.start_recording();
+  if (opts_.replay_tape && opts_.fuzz_input)
+    throw config_error("simasio: world_options::replay_tape and world_options::fuzz_input are both set: a run takes "
+                       "its draws from a saved tape or from a fuzzer's bytes, not both; clear one");
   if (opts_.replay_tape) tape_.start_replay(opts_.replay_tape, opts_.on_tape_mismatch);
+  if (opts_.fuzz_input) tape_.start_fuzzing(opts_.fuzz_input);
   sched_ = &stream("scheduler", choice_purpose::scheduler);
   faults_ = opts_.swarm ? fault_mix::draw(stream("swarm", choice_purpose::swarm)) : checked(opts_.faults);
   trace_.record_all(opts_.record_trace, opts_.record_trace_limit, opts_.record_trace_first);

@@ -21,8 +21,13 @@
 //                                 Asio's file classes on the host's simulated disk
 //   asio.hpp                      namespace simasio::asio: Asio's names with simasio's objects
 //   check/check.hpp               check (seed sweeps, parallel, sharded), shrinking, replay
-//   check/history.hpp, check/linearizability.hpp
-//                                 recorded client operations; check_linearizable against a model
+//   check/history.hpp, check/linearizability.hpp, check/models.hpp
+//                                 recorded client operations; check_linearizable against a
+//                                 sequential model (models::register_model, or your own)
+//   check/model.hpp               design models: check_model (safety, deadlock, liveness),
+//                                 world::refines (the code held to the design)
+//   check/fuzz.hpp                fuzzer-guided exploration: SIMASIO_FUZZ_SCENARIO (include it
+//                                 yourself, in a libFuzzer program)
 //   random/tape_file.hpp          choice tapes on disk (SIMASIO_TAPE)
 //   log/log.hpp                   spdlog loggers per host, stamped with virtual time
 //   boost_test.hpp, gtest.hpp     SIMASIO_TEST_CASE / SIMASIO_TEST (include them yourself)
@@ -56,6 +61,8 @@
 #include <simasio/check/check.hpp>
 #include <simasio/check/history.hpp>
 #include <simasio/check/linearizability.hpp>
+#include <simasio/check/model.hpp>
+#include <simasio/check/models.hpp>
 #include <simasio/clock.hpp>
 #include <simasio/error.hpp>
 #include <simasio/host.hpp>

@@ -17,9 +17,13 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace simasio {
+
+template <class State>
+class model;  // check/model.hpp
 
 namespace detail {
 class socket_ops;
@@ -108,6 +112,17 @@ class world {
   void sometimes(std::string name, std::function<bool()> condition);
   /// Each declared sometimes-condition, and whether it held in this run.
   std::vector<std::pair<std::string, bool>> reachability() const { return core_->reachability(); }
+
+  /// Holds this run to a design model (check/model.hpp, in
+  /// simasio/simasio.hpp): @p abstraction maps the real state to a model
+  /// state, now and after every step; each step must be one of the model's
+  /// actions or a stutter, or the run fails with a refinement_error naming
+  /// the first real step the model does not allow (see simasio::refines).
+  template <class State>
+  void refines(std::shared_ptr<const model<State>> m, std::type_identity_t<std::function<State()>> abstraction);
+  /// The same, over a copy of @p m.
+  template <class State>
+  void refines(const model<State>& m, std::type_identity_t<std::function<State()>> abstraction);
 
   /// Seeded draws for scenarios: the "user" stream, its own seed and its
   /// own section of the choice tape.

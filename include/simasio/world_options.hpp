@@ -128,6 +128,11 @@ struct world_options {
   std::shared_ptr<const saved_tape> replay_tape{};
   /// What replay does when the program asks for a draw the tape does not hold.
   tape_mismatch on_tape_mismatch{};
+  /// Fuzzer-guided exploration (check/fuzz.hpp): draws, in the order the
+  /// program makes them, take their values from these bytes while they
+  /// last (choice_tape::start_fuzzing), the seed's own draws after. Not
+  /// together with replay_tape.
+  std::shared_ptr<const std::vector<std::uint8_t>> fuzz_input{};
 };
 
 }  // namespace simasio

@@ -245,7 +245,7 @@ BOOST_AUTO_TEST_CASE(a_run_that_refines_its_model_passes_and_one_that_skips_a_st
       });
     };
     tick();
-    simasio::refines<int>(w, m, [&x] { return x; });
+    w.refines(m, [&x] { return x; });  // the member; the free function below
     if (stride == 1) {
       w.run();
       BOOST_TEST(x == 8);
@@ -257,7 +257,7 @@ BOOST_AUTO_TEST_CASE(a_run_that_refines_its_model_passes_and_one_that_skips_a_st
   }
   simasio::world w;
   int x = 5;
-  BOOST_CHECK_THROW(simasio::refines<int>(w, m, [&x] { return x; }), simasio::refinement_error);
+  BOOST_CHECK_THROW(simasio::refines(w, *m, [&x] { return x; }), simasio::refinement_error);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -120,8 +120,18 @@ class choice_tape {
     start_replay(std::make_shared<const saved_tape>(std::move(tape)), on_mismatch);
   }
 
+  /// Take draws from a fuzzer's bytes (world_options::fuzz_input): every
+  /// draw, whatever its stream, in the order the program makes them, takes
+  /// the next byte (a bound up to 256) or the next two (a larger bound) as
+  /// the top of a fraction of its bound, in place of its stream's own draw;
+  /// byte 0 is the polite choice, 255 the last value. Each stream still
+  /// draws its own value first, so a later draw past the bytes' end is what
+  /// the seed gives whatever the bytes said before.
+  void start_fuzzing(std::shared_ptr<const std::vector<std::uint8_t>> bytes);
+
   bool recording() const noexcept { return recording_; }
-  bool replaying() const noexcept { return replay_ != nullptr; }
+  /// True while draws come from somewhere other than the seed alone (a tape, a fuzzer's bytes).
+  bool replaying() const noexcept { return replay_ != nullptr || fuzz_ != nullptr; }
 
   /// Notes a freshly drawn value of stream @p s.
   void note(std::uint32_t s, std::uint64_t bound, std::uint64_t value) {
@@ -134,6 +144,7 @@ class choice_tape {
   /// bound; @p fresh draws from the stream's seed when the policy says so.
   template <class Fresh>
   std::uint64_t replay(std::uint32_t s, std::uint64_t bound, Fresh&& fresh) {
+    if (fuzz_ != nullptr) return fuzzed(s, bound, fresh());
     std::uint64_t v = 0;
     const std::uint32_t src = lanes_[s].source;
     if (src != no_source) {
@@ -193,11 +204,14 @@ class choice_tape {
     return from.seeded ? fresh() : 0;
   }
   [[noreturn]] void throw_mismatch(std::uint32_t s, std::uint64_t bound) const;
+  std::uint64_t fuzzed(std::uint32_t s, std::uint64_t bound, std::uint64_t drawn);
 
   std::vector<lane> lanes_;
   std::map<std::string, std::uint32_t, std::less<>> by_key_;
   std::shared_ptr<const saved_tape> replay_;
   std::vector<source> sources_;  // one per section of replay_
+  std::shared_ptr<const std::vector<std::uint8_t>> fuzz_;  // start_fuzzing
+  std::size_t fuzz_cursor_ = 0;
   std::uint64_t choices_ = 0;
   std::uint64_t deviations_ = 0;
   tape_mismatch mismatch_ = tape_mismatch::fail;

@@ -1,9 +1,14 @@
-// replay_main.cpp — runs a fuzz target over its corpus once, without libFuzzer
+// simasio_fuzz_inputs_main.cpp — runs a fuzz target's inputs once each, without libFuzzer
 //
-//   <name>_replay FILE|FOLDER...
-// Every file (a folder's files in name order) goes through the target; a
-// broken property aborts, as it would under the fuzzer. No inputs is an
-// error: a corpus that went missing must not pass.
+//   <target> FILE|FOLDER...
+// Every file (a folder's files in name order) goes through the target's
+// LLVMFuzzerTestOneInput; a failing input aborts, as it would under the
+// fuzzer. No inputs is an error: a corpus that went missing must not pass.
+// A target that defines LLVMFuzzerInitialize (SIMASIO_FUZZ_SCENARIO does:
+// SIMASIO_TAPE replays a tape) gets it called first, as libFuzzer calls it.
+// simasio_add_fuzz_scenario builds targets with it where the compiler
+// cannot link libFuzzer; simasio's own fuzz targets build a replay program
+// with it everywhere.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -14,9 +19,11 @@
 #include <vector>
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size);
+extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) __attribute__((weak));
 
 int main(int argc, char** argv) {
   namespace fs = std::filesystem;
+  if (&LLVMFuzzerInitialize != nullptr) LLVMFuzzerInitialize(&argc, &argv);
   std::vector<fs::path> files;
   for (int i = 1; i < argc; ++i) {
     const fs::path arg(argv[i]);
