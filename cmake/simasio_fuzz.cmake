@@ -14,6 +14,7 @@
 # -fsanitize=fuzzer (cached as SIMASIO_HAVE_LIBFUZZER).
 include_guard(GLOBAL)
 include(CheckCXXSourceCompiles)
+set(_simasio_fuzz_dir "${CMAKE_CURRENT_LIST_DIR}")  # where simasio_fuzz_inputs_main.cpp is, in a build or an install
 
 function(simasio_have_libfuzzer var)
   if(NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang")
@@ -48,7 +49,7 @@ function(simasio_add_fuzz_scenario target)
     target_compile_options(${target} PRIVATE -fsanitize=fuzzer)
     target_link_options(${target} PRIVATE -fsanitize=fuzzer)
   else()
-    add_executable(${target} ${FUZZ_UNPARSED_ARGUMENTS} ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/simasio_fuzz_inputs_main.cpp)
+    add_executable(${target} ${FUZZ_UNPARSED_ARGUMENTS} ${_simasio_fuzz_dir}/simasio_fuzz_inputs_main.cpp)
   endif()
   target_compile_features(${target} PRIVATE cxx_std_20)
   target_link_libraries(${target} PRIVATE simasio::simasio ${FUZZ_LINK})

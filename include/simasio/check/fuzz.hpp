@@ -18,6 +18,7 @@
 #define SIMASIO_CHECK_FUZZ_HPP
 
 #include <simasio/check/check.hpp>
+#include <simasio/world.hpp>
 #include <simasio/world_options.hpp>
 
 #include <cstddef>
@@ -83,12 +84,12 @@ int fuzz_initialize(const std::function<void(world&)>& scenario, const fuzz_opti
 #define SIMASIO_FUZZ_SCENARIO_WITH(id, ...)                                                                      \
   static void id##_simasio_fuzz_body(::simasio::world& world);                                                   \
   static const ::simasio::fuzz_options& id##_simasio_fuzz_options() {                                            \
-    static const ::simasio::fuzz_options options = [] {                                                          \
-      ::simasio::fuzz_options o = __VA_ARGS__;                                                                   \
-      if (o.name.empty()) o.name = #id;                                                                          \
-      return o;                                                                                                  \
+    static const ::simasio::fuzz_options simasio_fuzz_options_ = [] {                                            \
+      ::simasio::fuzz_options simasio_fuzz_o_ = __VA_ARGS__;                                                     \
+      if (simasio_fuzz_o_.name.empty()) simasio_fuzz_o_.name = #id;                                              \
+      return simasio_fuzz_o_;                                                                                    \
     }();                                                                                                         \
-    return options;                                                                                              \
+    return simasio_fuzz_options_;                                                                                \
   }                                                                                                              \
   extern "C" int LLVMFuzzerInitialize(int*, char***) {                                                           \
     return ::simasio::fuzz_initialize(&id##_simasio_fuzz_body, id##_simasio_fuzz_options());                     \
