@@ -5,36 +5,11 @@
 // real pool the two may run on different threads in either order; simasio
 // lets any ready handler of a pool context run next, so the swap shows up
 // on some seeds. Wrapping both in a strand restores their order.
-#include <simasio/asio.hpp>
-#include <simasio/simasio.hpp>
+#include "scenario.hpp"
 
 #include <cstdio>
-#include <string>
 
-namespace net = simasio::asio;
-
-namespace {
-
-// The service under test: Executor is the pool itself or a strand on it.
-template <class Executor>
-void serve(Executor ex, int& balance, std::string& reports) {
-  for (int request = 0; request < 3; ++request) {
-    net::post(ex, [&balance] { balance += 10; });                                    // credit
-    net::post(ex, [&balance, &reports] { reports += std::to_string(balance) + " "; });  // report
-  }
-}
-
-void scenario(simasio::world& w, bool with_strand) {
-  simasio::io_context pool(w.add_host("bank"), 4);
-  int balance = 0;
-  std::string reports;
-  if (with_strand) serve(net::make_strand(pool), balance, reports);
-  else serve(pool.get_executor(), balance, reports);
-  w.run();
-  if (reports != "10 20 30 ") throw std::runtime_error("reports out of order: " + reports);
-}
-
-}  // namespace
+using namespace sample_06;
 
 int main() {
   std::setvbuf(stdout, nullptr, _IONBF, 0);
