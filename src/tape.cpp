@@ -4,7 +4,10 @@
 #include <simasio/detail/int128.hpp>
 #include <simasio/error.hpp>
 
+#include <algorithm>
 #include <string>
+
+#include "name_hash.hpp"
 
 namespace simasio {
 
@@ -51,10 +54,26 @@ const tape_stream* saved_tape::find(std::string_view key) const noexcept {
 }
 
 std::uint32_t choice_tape::open(std::string_view key, choice_purpose p) {
-  if (auto it = by_key_.find(key); it != by_key_.end()) return it->second;
+  const std::uint64_t h = detail::name_hash(key);
+  if (2 * (lanes_.size() + 1) > index_.size()) {
+    // Grow to keep at most half the slots full; place every stream again.
+    index_.assign(std::max<std::size_t>(64, 2 * index_.size()), 0);
+    const std::size_t mask = index_.size() - 1;
+    for (std::size_t s = 0; s < lanes_.size(); ++s) {
+      std::size_t i = lanes_[s].hash & mask;
+      while (index_[i] != 0) i = (i + 1) & mask;
+      index_[i] = static_cast<std::uint32_t>(s + 1);
+    }
+  }
+  const std::size_t mask = index_.size() - 1;
+  std::size_t i = h & mask;
+  for (; index_[i] != 0; i = (i + 1) & mask) {
+    const lane& l = lanes_[index_[i] - 1];
+    if (l.hash == h && l.key == key) return index_[i] - 1;
+  }
   const auto s = static_cast<std::uint32_t>(lanes_.size());
-  lanes_.push_back(lane{std::string(key), p, no_source, {}});
-  by_key_.emplace(std::string(key), s);
+  lanes_.push_back(lane{std::string(key), h, p, no_source, {}});
+  index_[i] = s + 1;
   if (replay_) link(lanes_.back());
   return s;
 }

@@ -6,7 +6,6 @@
 #include <simasio/detail/format.hpp>
 #include <simasio/error.hpp>
 
-#include "name_hash.hpp"
 
 #include <algorithm>
 #include <utility>
@@ -263,22 +262,15 @@ bool world_core::advance(duration deadline) {
 
 // ---- draws ----------------------------------------------------------------------
 
-namespace {
-// FNV-1a over the key (name_hash), then splitmix64's finaliser: a stream's seed depends
-// on the world's seed and its name, never on when it was opened.
-std::uint64_t mix64(std::uint64_t z) noexcept {
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
-std::uint64_t key_hash(std::string_view key) noexcept { return mix64(name_hash(key)); }
-}  // namespace
-
 rng& world_core::stream(std::string_view key, choice_purpose p) {
   const std::uint32_t s = tape_.open(key, p);
   // Streams opened on the tape directly (world::tape().open) have no rng here.
   if (s >= streams_.size()) streams_.resize(static_cast<std::size_t>(s) + 1);
-  if (streams_[s] == nullptr) streams_[s] = std::make_unique<rng>(mix64(opts_.seed ^ key_hash(key)), p, &tape_, s);
+  // Its seed: the key's FNV-1a (kept by the tape), mixed, with the world's:
+  // it depends on the world's seed and the stream's name, never on when it
+  // was opened.
+  if (streams_[s] == nullptr)
+    streams_[s] = std::make_unique<rng>(detail::mix64(opts_.seed ^ detail::mix64(tape_.key_hash(s))), p, &tape_, s);
   return *streams_[s];
 }
 

@@ -36,12 +36,25 @@ bool in_index(const boost::asio::ip::address& a, std::uint32_t& offset) noexcept
   offset = a.to_v4().to_uint() - default_base;  // wraps for addresses below the range
   return offset < indexed;
 }
+
+// A host name inside a link's key: '>' and '%' as %XX, so "->" only ever
+// separates the two names (hosts "a" and "b->c" are not "a->b" and "c").
+std::string key_part(const std::string& name) {
+  std::string out;
+  for (const char c : name) {
+    if (c == '>') out += "%3E";
+    else if (c == '%') out += "%25";
+    else out += c;
+  }
+  return out;
+}
 }  // namespace
 
 void link_layer::add_host(std::uint32_t id, host_state& state, const boost::asio::ip::address& address) {
   if (hosts_.size() <= id) hosts_.resize(id + 1);
   hosts_[id].state = &state;
   hosts_[id].address = address;
+  hosts_[id].key = key_part(state.name);
   by_address_[address] = id;
   if (std::uint32_t offset = 0; in_index(address, offset)) {
     if (by_default_.size() <= offset)
@@ -182,26 +195,17 @@ void link_layer::finish_removal(std::uint64_t serial) {
 
 // ---- the wire -----------------------------------------------------------------------
 
-namespace {
-// A host name inside a link's key: '>' and '%' as %XX, so "->" only ever
-// separates the two names (hosts "a" and "b->c" are not "a->b" and "c").
-std::string key_part(const std::string& name) {
-  std::string out;
-  for (const char c : name) {
-    if (c == '>') out += "%3E";
-    else if (c == '%') out += "%25";
-    else out += c;
-  }
-  return out;
-}
-}  // namespace
 
 rng& link_layer::stream(std::uint32_t from, std::uint32_t to) {
   std::vector<rng*>& out = hosts_[from].out;
-  if (out.size() <= to) out.resize(static_cast<std::size_t>(to) + 1, nullptr);
-  if (out[to] == nullptr)
-    out[to] = &core_.stream("network:" + key_part(hosts_[from].state->name) + "->" + key_part(hosts_[to].state->name),
-                            choice_purpose::network);
+  if (out.size() <= to) out.resize(hosts_.size(), nullptr);  // once per host, not once per higher id
+  if (out[to] == nullptr) {
+    key_.assign("network:");
+    key_ += hosts_[from].key;
+    key_ += "->";
+    key_ += hosts_[to].key;
+    out[to] = &core_.stream(key_, choice_purpose::network);
+  }
   return *out[to];
 }
 

@@ -13,12 +13,18 @@ namespace simasio {
 
 namespace detail {
 
-/// splitmix64: expands one 64-bit seed into independent xoshiro states.
-constexpr std::uint64_t splitmix64(std::uint64_t& state) noexcept {
-  std::uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
+/// splitmix64's finaliser: a bijection of 64-bit values that mixes every
+/// input bit into every output bit (also how a stream's seed follows from
+/// its name, world_core::stream).
+constexpr std::uint64_t mix64(std::uint64_t z) noexcept {
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
   return z ^ (z >> 31);
+}
+
+/// splitmix64: expands one 64-bit seed into independent xoshiro states.
+constexpr std::uint64_t splitmix64(std::uint64_t& state) noexcept {
+  return mix64(state += 0x9E3779B97F4A7C15ULL);
 }
 
 constexpr std::uint64_t rotl(std::uint64_t x, int k) noexcept {

@@ -5,7 +5,6 @@
 #include <simasio/error.hpp>
 
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -176,6 +175,8 @@ class choice_tape {
   std::size_t streams() const noexcept { return lanes_.size(); }
   /// The key of stream @p s.
   const std::string& key(std::uint32_t s) const { return lanes_.at(s).key; }
+  /// FNV-1a of the key of stream @p s (what its seed is derived from).
+  std::uint64_t key_hash(std::uint32_t s) const { return lanes_.at(s).hash; }
   /// True once some stream left its section because it no longer fitted.
   bool diverged() const noexcept { return diverged_; }
 
@@ -183,6 +184,7 @@ class choice_tape {
   static constexpr std::uint32_t no_source = 0xFFFFFFFFu;
   struct lane {
     std::string key;
+    std::uint64_t hash = 0;  // name_hash(key): its place in index_, and its seed (world_core::stream)
     choice_purpose purpose = choice_purpose::scheduler;
     std::uint32_t source = no_source;  // the section it follows while replaying
     std::vector<choice> drawn;         // while recording
@@ -207,7 +209,11 @@ class choice_tape {
   std::uint64_t fuzzed(std::uint32_t s, std::uint64_t bound, std::uint64_t drawn);
 
   std::vector<lane> lanes_;
-  std::map<std::string, std::uint32_t, std::less<>> by_key_;
+  // Streams by key: open addressing on the key's hash, stream number + 1
+  // per slot (0: empty), at most half full. A world with a thousand hosts
+  // opens a stream per directed link it uses, often one per datagram: a
+  // tree of strings cost a cache miss per level.
+  std::vector<std::uint32_t> index_;
   std::shared_ptr<const saved_tape> replay_;
   std::vector<source> sources_;  // one per section of replay_
   std::shared_ptr<const std::vector<std::uint8_t>> fuzz_;  // start_fuzzing

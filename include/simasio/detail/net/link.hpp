@@ -136,8 +136,10 @@ class link_layer {
     host_state* state = nullptr;
     boost::asio::ip::address address;
     std::vector<rng*> out;  // stream() to each host id, opened on first use
+    std::string key;        // its name as a part of a link's stream key
   };
   std::vector<host_entry> hosts_;  // by host id
+  std::string key_;                // a link's stream key, built in place
   std::map<boost::asio::ip::address, std::uint32_t> by_address_;
   std::vector<std::uint32_t> by_default_;  // 198.18.x.x: host id by the low 16 bits, or no_host
   packet* packets_ = nullptr;              // every packet in flight or held
