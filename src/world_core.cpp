@@ -6,7 +6,6 @@
 #include <simasio/detail/format.hpp>
 #include <simasio/error.hpp>
 
-
 #include <algorithm>
 #include <utility>
 #include <sstream>

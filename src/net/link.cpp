@@ -195,10 +195,9 @@ void link_layer::finish_removal(std::uint64_t serial) {
 
 // ---- the wire -----------------------------------------------------------------------
 
-
 rng& link_layer::stream(std::uint32_t from, std::uint32_t to) {
   std::vector<rng*>& out = hosts_[from].out;
-  if (out.size() <= to) out.resize(hosts_.size(), nullptr);  // once per host, not once per higher id
+  if (out.size() <= to) out.resize(static_cast<std::size_t>(to) + 1, nullptr);
   if (out[to] == nullptr) {
     key_.assign("network:");
     key_ += hosts_[from].key;
