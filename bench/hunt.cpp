@@ -94,9 +94,11 @@ std::string cell(std::vector<std::uint64_t> found, std::uint64_t sweeps) {
   double mean = 0;
   for (std::uint64_t n : found) mean += static_cast<double>(n);
   mean /= static_cast<double>(found.size());
+  const std::string share =
+      found.size() == sweeps ? "" : " (" + std::to_string(found.size()) + "/" + std::to_string(sweeps) + ")";
   char text[96];
   std::snprintf(text, sizeof text, "%.1f / %llu%s", mean, static_cast<unsigned long long>(found[found.size() / 2]),
-                found.size() == sweeps ? "" : (" (" + std::to_string(found.size()) + "/" + std::to_string(sweeps) + ")").c_str());
+                share.c_str());
   return text;
 }
 
