@@ -10,6 +10,7 @@
 // sweeps that found it. Fuzzer-guided exploration is measured by
 // bench/fuzz_hunt.sh on the samples' libFuzzer targets (a clang build):
 // libFuzzer stops at the first failure, so each of its runs is a process.
+#include "../samples/common/command_line.hpp"
 #include "../samples/02_timeout_flake/scenario.hpp"
 #include "../samples/04_raft_chaos/chaos.hpp"
 #include "../samples/06_pool_race/scenario.hpp"
@@ -102,16 +103,6 @@ std::string cell(std::vector<std::uint64_t> found, std::uint64_t sweeps) {
   return text;
 }
 
-std::uint64_t positive(const char* prog, const char* flag, const char* text) {
-  char* end = nullptr;
-  const std::uint64_t n = std::strtoull(text, &end, 10);
-  if (*end != '\0' || n == 0) {
-    std::fprintf(stderr, "%s: %s '%s' is not a positive number\n", prog, flag, text);
-    std::exit(2);
-  }
-  return n;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -120,9 +111,9 @@ int main(int argc, char** argv) {
   std::string only;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--sweeps") == 0 && i + 1 < argc) {
-      sweeps = positive(argv[0], "--sweeps", argv[++i]);
+      sweeps = sample::positive_number(argv[0], "--sweeps", argv[++i]);
     } else if (std::strcmp(argv[i], "--seeds") == 0 && i + 1 < argc) {
-      cap = positive(argv[0], "--seeds", argv[++i]);
+      cap = sample::positive_number(argv[0], "--seeds", argv[++i]);
     } else if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
       only = argv[++i];
     } else {

@@ -763,6 +763,14 @@ std::optional<failure> fuzz_run(const std::uint8_t* data, std::size_t size,
   saved_tape tape;
   const run_outcome again = run_seed(scenario, o, seed, options.fail_on_stall, nullptr, &tape);
   check_options c = check_options_of(options, o);
+  // The failures fuzz_run words itself (check_with prints the ones it finds).
+  auto reported = [&c](failure f) {
+    if (c.print) {
+      std::fputs(failure_report(f, c.name).c_str(), stderr);
+      std::fflush(stderr);
+    }
+    return std::optional<failure>(std::move(f));
+  };
   if (again.signature != out.signature) {
     failure f;
     f.seed = seed;
@@ -774,11 +782,7 @@ std::optional<failure> fuzz_run(const std::uint8_t* data, std::size_t size,
     f.replay = "(none: the run does not repeat) " + quoted_command_line();
     f.time = out.time;
     f.step = out.step;
-    if (c.print) {
-      std::fputs(failure_report(f, c.name).c_str(), stderr);
-      std::fflush(stderr);
-    }
-    return f;
+    return reported(std::move(f));
   }
   std::uint64_t h = detail::name_hash(std::string_view(reinterpret_cast<const char*>(data), size));
   char hex[17];
@@ -804,11 +808,7 @@ std::optional<failure> fuzz_run(const std::uint8_t* data, std::size_t size,
     f.faults = out.faults;
     f.replay = "(rerun the input) " + quoted_command_line();
     f.not_shrunk = e.what();
-    if (c.print) {
-      std::fputs(failure_report(f, c.name).c_str(), stderr);
-      std::fflush(stderr);
-    }
-    return f;
+    return reported(std::move(f));
   }
   c.world.replay_tape = std::make_shared<const saved_tape>(tape);
   c.world.on_tape_mismatch = tape_mismatch::fail;
@@ -824,11 +824,7 @@ std::optional<failure> fuzz_run(const std::uint8_t* data, std::size_t size,
   f.what = "nondeterminism: this input failed (" + out.what + ") but the tape of its draws (" + set.tape_path +
            ") passes: something outside the draws decided";
   f.replay = "SIMASIO_TAPE=" + shell_quoted(set.tape_path) + " " + quoted_command_line();
-  if (c.print) {
-    std::fputs(failure_report(f, c.name).c_str(), stderr);
-    std::fflush(stderr);
-  }
-  return f;
+  return reported(std::move(f));
 }
 
 int fuzz_one_input(const std::uint8_t* data, std::size_t size, const std::function<void(world&)>& scenario,

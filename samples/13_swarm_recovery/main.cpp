@@ -27,6 +27,7 @@
 // took to its first failure; then it shows one swarm failure as check()
 // reports it (the seed's mix is in the report and in the replay line) and
 // checks the fixed store under swarm testing.
+#include "../common/command_line.hpp"
 #include "scenario.hpp"
 
 #include <algorithm>
@@ -71,16 +72,6 @@ int check_fixed(std::uint64_t seeds) {
   return 0;
 }
 
-std::uint64_t parse(const char* prog, const char* flag, const char* text) {
-  char* end = nullptr;
-  const std::uint64_t n = std::strtoull(text, &end, 10);
-  if (*end != '\0' || n == 0) {
-    std::fprintf(stderr, "%s: %s '%s' is not a positive number\n", prog, flag, text);
-    std::exit(2);
-  }
-  return n;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -91,9 +82,9 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--fixed") == 0) {
       only_fixed = true;
     } else if (std::strcmp(argv[i], "--sweeps") == 0 && i + 1 < argc) {
-      sweeps = parse(argv[0], "--sweeps", argv[++i]);
+      sweeps = sample::positive_number(argv[0], "--sweeps", argv[++i]);
     } else if (std::strcmp(argv[i], "--seeds") == 0 && i + 1 < argc) {
-      cap = parse(argv[0], "--seeds", argv[++i]);
+      cap = sample::positive_number(argv[0], "--seeds", argv[++i]);
     } else {
       std::fprintf(stderr, "usage: %s [--fixed] [--sweeps N] [--seeds MAX_PER_SWEEP]\n", argv[0]);
       return 2;

@@ -1,4 +1,4 @@
-// samples/common/command_line.hpp — the samples' command line: --seeds N and on/off flags
+// samples/common/command_line.hpp — the samples' command line: --seeds N, on/off flags, positive numbers
 #ifndef SIMASIO_SAMPLES_COMMAND_LINE_HPP
 #define SIMASIO_SAMPLES_COMMAND_LINE_HPP
 
@@ -15,6 +15,18 @@ struct flag {
   const char* name;  // "--flawed"
   bool* set;         // becomes true when given
 };
+
+// The positive number @p text given to @p option; otherwise says so and
+// exits with 2.
+inline std::uint64_t positive_number(const char* program, const char* option, const char* text) {
+  char* end = nullptr;
+  const std::uint64_t n = std::strtoull(text, &end, 10);
+  if (*end != '\0' || n == 0) {
+    std::fprintf(stderr, "%s: %s '%s' is not a positive number\n", program, option, text);
+    std::exit(2);
+  }
+  return n;
+}
 
 // Reads "--seeds N" (a positive number) into seeds and each flag; anything
 // else prints the usage and exits with 2, as a bad --seeds does.
