@@ -189,6 +189,30 @@ BOOST_AUTO_TEST_CASE(an_input_that_fails_only_once_is_reported_as_nondeterminism
   BOOST_TEST(f->what.find("a fuzzer runs every input in one process") != std::string::npos, f->what);
 }
 
+BOOST_AUTO_TEST_CASE(libfuzzers_empty_probe_input_runs_nothing) {
+  static int runs = 0;
+  runs = 0;
+  auto always_fails = [](simasio::world&) {
+    ++runs;
+    throw std::runtime_error("fails on every input");
+  };
+  // A run would fail, and fuzz_one_input would abort the test program.
+  BOOST_TEST(simasio::fuzz_one_input(nullptr, 0, always_fails, quiet("probe")) == 0);
+  BOOST_TEST(runs == 0);
+}
+
+BOOST_AUTO_TEST_CASE(a_failure_whose_tape_cannot_be_saved_is_still_reported) {
+  simasio::fuzz_options o = quiet("race");
+  o.artifacts_dir = "/proc/simasio-no-such-place";  // no folder can be made there
+  const bytes in = input(5, bytes(32, 0xFF));
+  const auto f = run(in, &race, o);
+  BOOST_REQUIRE(f.has_value());
+  BOOST_TEST(f->what == "no reply within 50 ms");
+  BOOST_TEST(f->seed == 5u);
+  BOOST_TEST(f->replay.rfind("(rerun the input) ", 0) == 0u, f->replay);
+  BOOST_TEST(f->not_shrunk.find("/proc/simasio-no-such-place") != std::string::npos, f->not_shrunk);
+}
+
 BOOST_AUTO_TEST_CASE(a_tape_and_fuzzer_bytes_together_are_refused) {
   simasio::world_options o = fuzzed(1, {1, 2});
   o.replay_tape = std::make_shared<const simasio::saved_tape>();
