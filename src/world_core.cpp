@@ -6,7 +6,12 @@
 #include <simasio/detail/format.hpp>
 #include <simasio/error.hpp>
 
+#include <boost/asio/detail/call_stack.hpp>
+#include <boost/asio/detail/thread_context.hpp>
+#include <boost/asio/detail/thread_info_base.hpp>
+
 #include <algorithm>
+#include <optional>
 #include <utility>
 #include <sstream>
 
@@ -33,6 +38,30 @@ bool single_threaded() noexcept {
 
 // Whether the run on this thread watches for a new thread (it began single-threaded).
 constinit thread_local bool watch_threads = false;
+
+// Asio allocates coroutine frames, co_spawn and parallel_group state,
+// cancellation slots and its own handlers' memory through the recycling
+// cache of the innermost Asio scheduler running on the thread, and from
+// malloc when there is none. A run of the world stands in for that
+// scheduler: the thread keeps one cache, pushed while a run lasts, so that
+// a coroutine's frame reuses the last one freed. Addresses never influence
+// a decision (DESIGN.md §4). Off under AddressSanitizer, like the recycler.
+class asio_memory_scope {
+  using call_stack = boost::asio::detail::call_stack<boost::asio::detail::thread_context,
+                                                     boost::asio::detail::thread_info_base>;
+
+ public:
+  asio_memory_scope() {
+    if constexpr (pool_allocations) pushed_.emplace(&key, cache);
+  }
+
+ private:
+  static constinit thread_local boost::asio::detail::thread_context key;
+  static thread_local boost::asio::detail::thread_info_base cache;
+  std::optional<call_stack::context> pushed_;
+};
+constinit thread_local boost::asio::detail::thread_context asio_memory_scope::key;
+thread_local boost::asio::detail::thread_info_base asio_memory_scope::cache;
 
 // world_options::faults, refused when a rate is not a probability.
 const fault_mix& checked(const fault_mix& m) {
@@ -388,6 +417,7 @@ run_result world_core::run(const run_limits& limits) {
         "Use the asynchronous operation instead, or drive the world from the test body; to write "
         "blocking code, run it as a process (host::spawn), where blocking calls suspend the process.");
   running_scope scope(*this);
+  asio_memory_scope memory;
   running_ = true;
   stalled_ = false;
   watch_threads = single_threaded();
@@ -464,6 +494,7 @@ std::size_t world_core::poll(context_state& ctx, std::size_t max) {
     throw usage_error("simasio: io_context::poll was called from inside a handler of the same world; "
                       "handlers must not run the event loop");
   running_scope scope(*this);
+  asio_memory_scope memory;
   running_ = true;
   struct run_guard {
     world_core& core;

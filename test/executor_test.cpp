@@ -2,6 +2,7 @@
 #include <simasio/simasio.hpp>
 
 #include <simasio/detail/access.hpp>
+#include <simasio/detail/recycler.hpp>
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/as_tuple.hpp>
@@ -12,6 +13,7 @@
 #include <boost/asio/compose.hpp>
 #include <boost/asio/deferred.hpp>
 #include <boost/asio/detached.hpp>
+#include <boost/asio/detail/thread_context.hpp>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/post.hpp>
@@ -222,6 +224,49 @@ BOOST_AUTO_TEST_CASE(exceptions_reach_the_co_spawn_handler) {
       });
   ioc.run();
   BOOST_TEST(what == "in coroutine");
+}
+
+// Asio takes coroutine frames, co_spawn and parallel_group state and its
+// handlers' memory from the recycling cache of the scheduler running on the
+// thread (thread_context's call stack), and from malloc when none runs. A
+// run of the world provides that cache while it lasts, like io_context::run,
+// and restores the thread's own afterwards (pooling is off under
+// AddressSanitizer, as for simasio's operations).
+BOOST_AUTO_TEST_CASE(a_run_gives_asio_a_recycling_cache_for_coroutine_frames) {
+  using boost::asio::detail::thread_context;
+  simasio::world w;
+  simasio::io_context ioc;
+  std::vector<bool> cached;
+  auto probe = [&]() -> asio::awaitable<void> {
+    for (int i = 0; i < 3; ++i) {
+      cached.push_back(thread_context::top_of_thread_call_stack() != nullptr);
+      simasio::steady_timer t(co_await asio::this_coro::executor, 1ms);
+      co_await t.async_wait(asio::use_awaitable);
+    }
+  };
+  BOOST_TEST(thread_context::top_of_thread_call_stack() == nullptr);
+  asio::co_spawn(ioc, probe(), asio::detached);
+  ioc.run();
+  BOOST_TEST(cached == std::vector<bool>(3, simasio::detail::pool_allocations));
+  BOOST_TEST(thread_context::top_of_thread_call_stack() == nullptr);
+
+  // A world run from a handler of a real io_context: Asio's own cache
+  // comes back when the run ends.
+  asio::io_context real(1);
+  void* outer = nullptr;
+  void* during = nullptr;
+  void* after = nullptr;
+  asio::post(real, [&] {
+    outer = thread_context::top_of_thread_call_stack();
+    asio::post(ioc, [&] { during = thread_context::top_of_thread_call_stack(); });
+    ioc.restart();
+    ioc.run();
+    after = thread_context::top_of_thread_call_stack();
+  });
+  real.run();
+  BOOST_TEST(outer != nullptr);
+  BOOST_TEST((during != outer) == simasio::detail::pool_allocations);
+  BOOST_TEST(after == outer);
 }
 
 template <class Token>
