@@ -196,16 +196,30 @@ void link_layer::finish_removal(std::uint64_t serial) {
 // ---- the wire -----------------------------------------------------------------------
 
 rng& link_layer::stream(std::uint32_t from, std::uint32_t to) {
-  std::vector<rng*>& out = hosts_[from].out;
-  if (out.size() <= to) out.resize(static_cast<std::size_t>(to) + 1, nullptr);
-  if (out[to] == nullptr) {
-    key_.assign("network:");
-    key_ += hosts_[from].key;
-    key_ += "->";
-    key_ += hosts_[to].key;
-    out[to] = &core_.stream(key_, choice_purpose::network);
+  const std::uint64_t link = std::uint64_t{from} << 32 | to;
+  if (2 * (links_used_ + 1) > links_.size()) {
+    std::vector<link_slot> old(std::max<std::size_t>(64, 2 * links_.size()));
+    old.swap(links_);
+    const std::size_t mask = links_.size() - 1;
+    for (const link_slot& s : old) {
+      if (s.stream == nullptr) continue;
+      std::size_t i = detail::mix64(s.link) & mask;
+      while (links_[i].stream != nullptr) i = (i + 1) & mask;
+      links_[i] = s;
+    }
   }
-  return *out[to];
+  const std::size_t mask = links_.size() - 1;
+  std::size_t i = detail::mix64(link) & mask;
+  for (; links_[i].stream != nullptr; i = (i + 1) & mask)
+    if (links_[i].link == link) return *links_[i].stream;
+  key_.assign("network:");
+  key_ += hosts_[from].key;
+  key_ += "->";
+  key_ += hosts_[to].key;
+  rng& r = core_.stream(key_, choice_purpose::network);
+  links_[i] = link_slot{link, &r};
+  ++links_used_;
+  return r;
 }
 
 duration link_layer::draw_latency(rng& r, const link_config& cfg) {
@@ -232,6 +246,7 @@ void link_layer::drop(packet* p) noexcept {
   if (p->next != nullptr) p->next->prev = p->prev;
   if constexpr (pool_allocations) {
     p->data.clear();  // keeps its capacity for the next datagram
+    if (p->data.capacity() == 0) p->data = take_buffer();  // its bytes moved on (a datagram delivered)
     p->next = free_packets_;
     free_packets_ = p;
   } else {
@@ -241,6 +256,26 @@ void link_layer::drop(packet* p) noexcept {
 
 void link_layer::park(packet* p, user_rule* by) {
   (by != nullptr ? by->parked : held_packets_)[unordered(p->from_host, p->to_host)].push_back(p);
+}
+
+std::vector<char> link_layer::take_buffer() noexcept {
+  if (spare_buffers_.empty()) return {};
+  std::vector<char> b = std::move(spare_buffers_.back());
+  spare_buffers_.pop_back();
+  return b;
+}
+
+void link_layer::keep_buffer(std::vector<char>&& b) noexcept {
+  // At most 256 of them, none above 64 KB: what a burst needed, not what a bulk transfer did.
+  if constexpr (pool_allocations) {
+    if (b.capacity() == 0 || b.capacity() > 64 * 1024 || spare_buffers_.size() >= 256) return;
+    b.clear();
+    try {
+      spare_buffers_.push_back(std::move(b));
+    } catch (...) {
+      // Out of memory: the buffer is freed instead.
+    }
+  }
 }
 
 packet* link_layer::new_packet(packet::type t, std::uint32_t from_host, const net_endpoint& from,

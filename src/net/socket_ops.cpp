@@ -298,8 +298,9 @@ void socket_ops::cancel_op(sock_op& op) noexcept {
 
 void socket_ops::abandon(context_state& ctx) noexcept {
   std::vector<sock_op*> ops;
-  for (std::size_t i = 0; i < table_.size(); ++i)
-    if (socket_state* s = table_.at(i); s != nullptr && s->ctx == &ctx) take_pending(*s, ops);
+  table_.for_each_on_host(ctx.host->id, [&](socket_state& s) {
+    if (s.ctx == &ctx) take_pending(s, ops);
+  });
   for (sock_op* op : ops) {
     op->destroy();
     --ctx.work;
@@ -310,16 +311,15 @@ void socket_ops::describe_pending(const context_state& ctx, std::vector<std::str
   static const char* names[] = {"async_read_some", "async_write_some", "async_connect", "async_accept",
                                 "async_wait(wait_read)", "async_wait(wait_write)", "async_wait(wait_error)",
                                 "async_receive_from"};
-  for (std::size_t i = 0; i < table_.size(); ++i) {
-    const socket_state* s = table_.at(i);
-    if (s == nullptr || s->ctx != &ctx) continue;
-    for (const sock_op* op = s->pending_head; op != nullptr; op = op->next_pending_) {
-      std::string what = s->proto == transport::tcp ? (s->listening ? "tcp acceptor " : "tcp socket ") : "udp socket ";
-      what += s->local.to_string();
-      if (s->connected || s->connecting) what += " -> " + s->remote.to_string();
+  table_.for_each_on_host(ctx.host->id, [&](const socket_state& s) {
+    if (s.ctx != &ctx) return;
+    for (const sock_op* op = s.pending_head; op != nullptr; op = op->next_pending_) {
+      std::string what = s.proto == transport::tcp ? (s.listening ? "tcp acceptor " : "tcp socket ") : "udp socket ";
+      what += s.local.to_string();
+      if (s.connected || s.connecting) what += " -> " + s.remote.to_string();
       out.push_back(what + ": " + names[static_cast<int>(op->kind_)]);
     }
-  }
+  });
 }
 
 void socket_ops::start(socket_state& s, sock_op& op) {
@@ -430,6 +430,7 @@ bool socket_ops::try_read(socket_state& s, sock_op& op) {
     if (op.sender_ != nullptr) op.write_sender_(op.sender_, d.from);
     if (!op.peek_) {
       s.datagram_bytes -= d.data.size();
+      link_.keep_buffer(std::move(d.data));
       s.datagrams.pop_front();
     }
     complete(op, {}, copied);
@@ -515,7 +516,8 @@ bool socket_ops::try_write(socket_state& s, sock_op& op) {
   // Writes may be accepted partially, as a kernel does: the seed decides.
   rng& r = link_.stream(s.conn->host[s.side], s.conn->host[1 - s.side]);
   if (n > 1 && r.chance(0.25)) n = 1 + r.below(n - 1);
-  std::vector<char> bytes(n);
+  std::vector<char> bytes = std::move(write_scratch_);  // its capacity, safe from a nested write
+  bytes.resize(n);
   std::size_t copied = 0;
   for (std::size_t i = 0; i < op.nbufs_ && copied < n; ++i) {
     const std::size_t k = std::min(op.bufs_[i].size(), n - copied);
@@ -523,7 +525,8 @@ bool socket_ops::try_write(socket_state& s, sock_op& op) {
     copied += k;
   }
   complete(op, {}, n);
-  tcp_.send(s, std::move(bytes));
+  tcp_.send(s, bytes);
+  write_scratch_ = std::move(bytes);
   return true;
 }
 

@@ -22,6 +22,11 @@ socket_state& socket_table::create(context_state& ctx, transport proto) {
   s->ctx = &ctx;
   s->incarnation = ctx.host->incarnation;
   sockets_.push_back(s);
+  add_host(ctx.host->id);
+  std::vector<std::uint64_t>& mine = ports_[ctx.host->id].sockets;
+  if (mine.size() == mine.capacity())  // before it grows: drop the forgotten
+    std::erase_if(mine, [this](std::uint64_t id) { return find(id) == nullptr; });
+  mine.push_back(s->id);
   return *s;
 }
 

@@ -335,7 +335,7 @@ void tcp_layer::send_rst(std::uint32_t from_host, const net_endpoint& from, std:
 
 // ---- data ----------------------------------------------------------------------------
 
-void tcp_layer::queue_data(tcp_connection& c, int side, std::vector<char> bytes) {
+void tcp_layer::queue_data(tcp_connection& c, int side, std::span<const char> bytes) {
   tcp_channel& ch = c.chan[side];
   const link_config& cfg = link_.config(c.host[side], c.host[1 - side]);
   const std::size_t mss = cfg.mtu > 40 + 1 ? cfg.mtu - 40 : 1;
@@ -347,8 +347,9 @@ void tcp_layer::queue_data(tcp_connection& c, int side, std::vector<char> bytes)
   while (off < bytes.size()) {
     std::size_t n = std::min(mss, bytes.size() - off);
     if (n > 1 && r.chance(0.25)) n = 1 + r.below(n - 1);
-    ch.queue.emplace_back(bytes.begin() + static_cast<std::ptrdiff_t>(off),
-                          bytes.begin() + static_cast<std::ptrdiff_t>(off + n));
+    std::vector<char> seg = link_.take_buffer();
+    seg.assign(bytes.begin() + static_cast<std::ptrdiff_t>(off), bytes.begin() + static_cast<std::ptrdiff_t>(off + n));
+    ch.queue.push_back(std::move(seg));
     off += n;
   }
   if (!ch.attempt_scheduled && c.established) transmit(c, side);
@@ -444,7 +445,8 @@ void tcp_layer::transmit(tcp_connection& c, int side) {
     p->conn = c.id;
     p->side = side;
     if (!ch.queue.empty()) {
-      p->data = std::move(ch.queue.front());
+      p->data.swap(ch.queue.front());  // the packet's old buffer goes back to the pool
+      link_.keep_buffer(std::move(ch.queue.front()));
       ch.queue.pop_front();
     } else {
       p->fin = true;

@@ -108,6 +108,12 @@ class link_layer {
   void schedule_arrival(packet* p, duration at) { core_.schedule(p->ev, at); }
   void park(packet* p, user_rule* by);  // held: sent again by release() or when the rule goes
   void drop(packet* p) noexcept;
+  // Payload buffers circulate so that a steady flow allocates nothing: a
+  // segment's bytes move from its connection's queue into its packet, a
+  // datagram's from its packet into the receiving socket's queue, and each
+  // comes back here once sent or read (kept only with pool_allocations).
+  std::vector<char> take_buffer() noexcept;
+  void keep_buffer(std::vector<char>&& b) noexcept;
 
   // ---- protocols plug in from above --------------------------------------------
   // The handler of one packet type. A handler that judges itself gets every
@@ -135,15 +141,25 @@ class link_layer {
   struct host_entry {
     host_state* state = nullptr;
     boost::asio::ip::address address;
-    std::vector<rng*> out;  // stream() to each host id, opened on first use
     std::string key;        // its name as a part of a link's stream key
   };
   std::vector<host_entry> hosts_;  // by host id
   std::string key_;                // a link's stream key, built in place
+  // stream() of each directed link that carried something, opened on first
+  // use: open addressing on (from, to), at most half full. One table for
+  // the world keeps a sweep's memory to the links in use (a table per host
+  // grows to every host it ever sent to).
+  struct link_slot {
+    std::uint64_t link = 0;  // from << 32 | to
+    rng* stream = nullptr;   // null: a free slot
+  };
+  std::vector<link_slot> links_;
+  std::size_t links_used_ = 0;
   std::map<boost::asio::ip::address, std::uint32_t> by_address_;
   std::vector<std::uint32_t> by_default_;  // 198.18.x.x: host id by the low 16 bits, or no_host
   packet* packets_ = nullptr;              // every packet in flight or held
   packet* free_packets_ = nullptr;         // dropped packets kept for reuse (see pool_allocations)
+  std::vector<std::vector<char>> spare_buffers_;  // empty, with their capacity (take_buffer)
   std::map<std::pair<std::uint32_t, std::uint32_t>, std::vector<packet*>> held_packets_;
   std::map<std::pair<std::uint32_t, std::uint32_t>, duration> link_busy_;  // bandwidth: when each link is free
   struct protocol {

@@ -104,6 +104,7 @@ class socket_ops {
 
   world_core& core_;
   link_layer link_;
+  std::vector<char> write_scratch_;  // a TCP write's bytes on their way to tcp_layer::send
   socket_table table_;
   udp_layer udp_;
   tcp_layer tcp_;

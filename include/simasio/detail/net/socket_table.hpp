@@ -38,6 +38,14 @@ class socket_table {
   socket_state* at(std::size_t i) const noexcept { return sockets_[i]; }
 
   void add_host(std::uint32_t id);
+  // Calls f(socket) for every live socket created on host, in creation
+  // order (what a context's shutdown walks: its host's sockets, not the
+  // world's). f must neither create nor forget sockets.
+  template <class F>
+  void for_each_on_host(std::uint32_t host, F&& f) const {
+    for (const std::uint64_t id : ports_[host].sockets)
+      if (socket_state* s = find(id)) f(*s);
+  }
   // The socket a packet to address:port on host reaches: one bound to that
   // address before one bound to the wildcard, a listening TCP socket
   // before one that is not, and among equals the latest bound (Linux gives
@@ -77,6 +85,7 @@ class socket_table {
   std::vector<socket_state*> sockets_;  // by id - 1; null once destroyed
   struct host_ports {
     std::uint16_t next_port[2] = {49152, 49152};
+    std::vector<std::uint64_t> sockets;  // ids created here, in order; forgotten ones pruned as it grows
     std::map<std::pair<std::uint8_t, std::uint16_t>, std::vector<std::uint64_t>> ports;  // (transport, port) -> sockets
     struct waiting {
       boost::asio::ip::address address;
