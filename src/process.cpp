@@ -9,6 +9,7 @@
 // operation's completion, a timed event, a context running out of work)
 // and switches back. So the fiber never runs concurrently with a handler,
 // and a world that never spawns takes no path of this file.
+#include "asio_memory.hpp"
 #include "process_state.hpp"
 
 #include <simasio/detail/format.hpp>
@@ -264,7 +265,10 @@ void world_core::switch_to(process_state& p) {
   running_fiber_tls = &p;
   void* fake = nullptr;
   start_switch(&fake, p.stack_bottom, p.stack_size);
-  p.fiber = std::move(p.fiber).resume();
+  {
+    const asio_memory_scope::fiber_switch asio_stack;
+    p.fiber = std::move(p.fiber).resume();
+  }
   finish_switch(fake, nullptr, nullptr);
   running_fiber_tls = outer_fiber;
 }

@@ -6,12 +6,9 @@
 #include <simasio/detail/format.hpp>
 #include <simasio/error.hpp>
 
-#include <boost/asio/detail/call_stack.hpp>
-#include <boost/asio/detail/thread_context.hpp>
-#include <boost/asio/detail/thread_info_base.hpp>
+#include "asio_memory.hpp"
 
 #include <algorithm>
-#include <optional>
 #include <utility>
 #include <sstream>
 
@@ -39,29 +36,8 @@ bool single_threaded() noexcept {
 // Whether the run on this thread watches for a new thread (it began single-threaded).
 constinit thread_local bool watch_threads = false;
 
-// Asio allocates coroutine frames, co_spawn and parallel_group state,
-// cancellation slots and its own handlers' memory through the recycling
-// cache of the innermost Asio scheduler running on the thread, and from
-// malloc when there is none. A run of the world stands in for that
-// scheduler: the thread keeps one cache, pushed while a run lasts, so that
-// a coroutine's frame reuses the last one freed. Addresses never influence
-// a decision (DESIGN.md §4). Off under AddressSanitizer, like the recycler.
-class asio_memory_scope {
-  using call_stack = boost::asio::detail::call_stack<boost::asio::detail::thread_context,
-                                                     boost::asio::detail::thread_info_base>;
-
- public:
-  asio_memory_scope() {
-    if constexpr (pool_allocations) pushed_.emplace(&key, cache);
-  }
-
- private:
-  static constinit thread_local boost::asio::detail::thread_context key;
-  static thread_local boost::asio::detail::thread_info_base cache;
-  std::optional<call_stack::context> pushed_;
-};
-constinit thread_local boost::asio::detail::thread_context asio_memory_scope::key;
-thread_local boost::asio::detail::thread_info_base asio_memory_scope::cache;
+// The innermost run of a world on this thread (asio_memory.hpp).
+constinit thread_local asio_memory_scope* innermost_scope = nullptr;
 
 // world_options::faults, refused when a rate is not a probability.
 const fault_mix& checked(const fault_mix& m) {
@@ -82,6 +58,28 @@ const fault_mix& checked(const fault_mix& m) {
 }
 
 }  // namespace
+
+asio_memory_scope::asio_memory_scope() noexcept : outer_(innermost_scope) {
+  innermost_scope = this;
+  if constexpr (pool_allocations) push();
+}
+
+asio_memory_scope::~asio_memory_scope() {
+  pushed_.reset();
+  innermost_scope = outer_;
+}
+
+asio_memory_scope::fiber_switch::fiber_switch() noexcept : stepped_aside_(nullptr) {
+  asio_memory_scope* s = innermost_scope;
+  if (s != nullptr && s->pushed_ && call_stack::top() == &s->cache_) {
+    s->pushed_.reset();
+    stepped_aside_ = s;
+  }
+}
+
+asio_memory_scope::fiber_switch::~fiber_switch() {
+  if (stepped_aside_ != nullptr) stepped_aside_->push();  // above what the fiber left running
+}
 
 #if defined(SIMASIO_WITH_OPENSSL)
 bool install_ssl_hooks();  // src/ssl.cpp

@@ -266,9 +266,10 @@ std::vector<char> link_layer::take_buffer() noexcept {
 }
 
 void link_layer::keep_buffer(std::vector<char>&& b) noexcept {
-  // At most 256 of them, none above 64 KB: what a burst needed, not what a bulk transfer did.
+  // At most 256 of them, none above 16 KiB (a segment is at most an MSS):
+  // what a burst needed, not what a large datagram did.
   if constexpr (pool_allocations) {
-    if (b.capacity() == 0 || b.capacity() > 64 * 1024 || spare_buffers_.size() >= 256) return;
+    if (b.capacity() == 0 || b.capacity() > 16 * 1024 || spare_buffers_.size() >= 256) return;
     b.clear();
     try {
       spare_buffers_.push_back(std::move(b));

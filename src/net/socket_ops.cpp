@@ -526,7 +526,7 @@ bool socket_ops::try_write(socket_state& s, sock_op& op) {
   }
   complete(op, {}, n);
   tcp_.send(s, bytes);
-  write_scratch_ = std::move(bytes);
+  if (bytes.capacity() <= 64 * 1024) write_scratch_ = std::move(bytes);  // not the largest write for good
   return true;
 }
 

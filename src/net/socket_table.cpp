@@ -16,16 +16,22 @@ socket_table::~socket_table() {
 }
 
 socket_state& socket_table::create(context_state& ctx, transport proto) {
+  add_host(ctx.host->id);
+  std::vector<std::uint64_t>& mine = ports_[ctx.host->id].sockets;
+  if (mine.size() == mine.capacity()) {
+    // Before it grows: drop the forgotten, and grow anyway when most are
+    // alive (so that a host holding steady at the capacity does not walk
+    // the whole list at every new socket).
+    std::erase_if(mine, [this](std::uint64_t id) { return find(id) == nullptr; });
+    if (2 * mine.size() >= mine.capacity()) mine.reserve(2 * mine.capacity() + 8);
+  }
+  sockets_.reserve(sockets_.size() + 1);  // nothing below throws once s exists
   auto* s = new socket_state;
   s->id = sockets_.size() + 1;
   s->proto = proto;
   s->ctx = &ctx;
   s->incarnation = ctx.host->incarnation;
   sockets_.push_back(s);
-  add_host(ctx.host->id);
-  std::vector<std::uint64_t>& mine = ports_[ctx.host->id].sockets;
-  if (mine.size() == mine.capacity())  // before it grows: drop the forgotten
-    std::erase_if(mine, [this](std::uint64_t id) { return find(id) == nullptr; });
   mine.push_back(s->id);
   return *s;
 }

@@ -8,6 +8,9 @@
 #include <simasio/asio.hpp>
 #include <simasio/simasio.hpp>
 
+#include <boost/asio/detail/thread_context.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/use_future.hpp>
 #include <boost/test/unit_test.hpp>
 
@@ -445,6 +448,31 @@ BOOST_AUTO_TEST_CASE(threads_running_one_io_context_make_it_a_pool_where_only_a_
   }
   BOOST_TEST(swapped > 0);
   BOOST_TEST(swapped < 60);
+}
+
+// A process's fiber keeps its own stack of running Asio schedulers: a real
+// io_context run inside a process is still the one running after the
+// process slept through the end of one run of the world and woke in the
+// next (a run pushes a recycling cache of its own on Asio's call stack,
+// which steps aside while a fiber runs), and nothing is left on the stack.
+BOOST_AUTO_TEST_CASE(a_real_io_context_in_a_process_stays_current_across_its_suspensions) {
+  simasio::world w(5);
+  auto& h = w.add_host("h");
+  std::vector<bool> running;
+  h.spawn([&] {
+    boost::asio::io_context real(1);
+    boost::asio::post(real, [&] {
+      running.push_back(real.get_executor().running_in_this_thread());
+      std::this_thread::sleep_for(10ms);
+      running.push_back(real.get_executor().running_in_this_thread());
+    });
+    real.run();
+    running.push_back(real.get_executor().running_in_this_thread());
+  });
+  w.run_for(5ms);   // the process sleeps inside real.run()
+  w.run_for(20ms);  // and wakes in the next run
+  BOOST_TEST(running == (std::vector<bool>{true, true, false}));
+  BOOST_TEST(boost::asio::detail::thread_context::top_of_thread_call_stack() == nullptr);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,59 @@
+// asio_memory.hpp — Asio's recycling cache while the world runs
+#ifndef SIMASIO_SRC_ASIO_MEMORY_HPP
+#define SIMASIO_SRC_ASIO_MEMORY_HPP
+
+#include <simasio/detail/recycler.hpp>
+
+#include <boost/asio/detail/call_stack.hpp>
+#include <boost/asio/detail/thread_context.hpp>
+#include <boost/asio/detail/thread_info_base.hpp>
+
+#include <optional>
+
+namespace simasio::detail {
+
+// Asio allocates coroutine frames, co_spawn and parallel_group state,
+// cancellation slots and its handlers' memory through the recycling cache
+// of the innermost Asio scheduler running on the thread (its call stack),
+// and from malloc when none runs. A run of the world stands in for that
+// scheduler: it pushes a cache of its own for as long as it lasts, so that
+// a coroutine's frame reuses the last one freed. Addresses never influence
+// a decision (DESIGN.md §4). Off under AddressSanitizer, like the recycler.
+// Like Asio's own schedulers, this relies on one definition of Asio's
+// recycling macros across the program.
+class asio_memory_scope {
+ public:
+  asio_memory_scope() noexcept;
+  ~asio_memory_scope();
+  asio_memory_scope(const asio_memory_scope&) = delete;
+  asio_memory_scope& operator=(const asio_memory_scope&) = delete;
+
+  // A process's fiber keeps a stack of Asio schedulers of its own (a real
+  // io_context run inside a process, which may suspend inside it): while a
+  // fiber runs, the innermost run's cache leaves Asio's call stack, and it
+  // goes back on top when the fiber suspends.
+  class fiber_switch {
+   public:
+    fiber_switch() noexcept;
+    ~fiber_switch();
+    fiber_switch(const fiber_switch&) = delete;
+    fiber_switch& operator=(const fiber_switch&) = delete;
+
+   private:
+    asio_memory_scope* stepped_aside_;
+  };
+
+ private:
+  using call_stack = boost::asio::detail::call_stack<boost::asio::detail::thread_context,
+                                                     boost::asio::detail::thread_info_base>;
+  void push() noexcept { pushed_.emplace(&key_, cache_); }
+
+  boost::asio::detail::thread_context key_;
+  boost::asio::detail::thread_info_base cache_;  // freed after pushed_ leaves the stack
+  std::optional<call_stack::context> pushed_;
+  asio_memory_scope* outer_;
+};
+
+}  // namespace simasio::detail
+
+#endif  // SIMASIO_SRC_ASIO_MEMORY_HPP
