@@ -25,7 +25,8 @@ socket_state& socket_table::create(context_state& ctx, transport proto) {
     std::erase_if(mine, [this](std::uint64_t id) { return find(id) == nullptr; });
     if (2 * mine.size() >= mine.capacity()) mine.reserve(2 * mine.capacity() + 8);
   }
-  sockets_.reserve(sockets_.size() + 1);  // nothing below throws once s exists
+  if (sockets_.size() == sockets_.capacity())  // nothing below throws once s exists
+    sockets_.reserve(2 * sockets_.capacity() + 16);
   auto* s = new socket_state;
   s->id = sockets_.size() + 1;
   s->proto = proto;
