@@ -244,6 +244,7 @@ void link_layer::drop(packet* p) noexcept {
   if (p->prev != nullptr) p->prev->next = p->next;
   else packets_ = p->next;
   if (p->next != nullptr) p->next->prev = p->prev;
+  if (p->conn != 0 && on_gone_ != nullptr) on_gone_(gone_self_, p->conn);
   if constexpr (pool_allocations) {
     p->data.clear();  // keeps its capacity for the next datagram
     if (p->data.capacity() == 0) p->data = take_buffer();  // its bytes moved on (a datagram delivered)

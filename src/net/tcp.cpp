@@ -35,9 +35,11 @@ tcp_layer::tcp_layer(link_layer& link, socket_table& table) : link_(link), core_
   link_.set_protocol(packet::type::segment, &tcp_layer::on_segment, this, true);
   link_.set_protocol(packet::type::ack, &tcp_layer::on_ack, this, false);
   link_.set_release_hook(&tcp_layer::on_release, this);
+  link_.set_packet_gone_hook(&tcp_layer::on_packet_gone, this);
 }
 
 tcp_layer::~tcp_layer() {
+  link_.set_packet_gone_hook(nullptr, nullptr);
   for (auto& c : connections_)
     if (c)
       for (int side = 0; side < 2; ++side) {
@@ -70,11 +72,66 @@ void tcp_layer::consumed(socket_state& s, std::size_t n) const noexcept {
   if (!s.receive_pinned) s.receive_buffer = std::min(buffers.receive_max, std::max(s.receive_buffer, s.receive_buffer + n));
 }
 
-void tcp_layer::on_syn(void* self, packet& p) { static_cast<tcp_layer*>(self)->syn(p); }
-void tcp_layer::on_syn_ack(void* self, packet& p) { static_cast<tcp_layer*>(self)->syn_ack(p); }
-void tcp_layer::on_rst(void* self, packet& p) { static_cast<tcp_layer*>(self)->rst(p); }
-void tcp_layer::on_segment(void* self, packet& p) { static_cast<tcp_layer*>(self)->segment(p); }
-void tcp_layer::on_ack(void* self, packet& p) { static_cast<tcp_layer*>(self)->ack(p); }
+// An arrival is where finished connections are freed: no caller holds one.
+void tcp_layer::on_syn(void* self, packet& p) {
+  auto& tcp = *static_cast<tcp_layer*>(self);
+  tcp.reap();
+  tcp.syn(p);
+}
+void tcp_layer::on_syn_ack(void* self, packet& p) {
+  auto& tcp = *static_cast<tcp_layer*>(self);
+  tcp.reap();
+  tcp.syn_ack(p);
+}
+void tcp_layer::on_rst(void* self, packet& p) {
+  auto& tcp = *static_cast<tcp_layer*>(self);
+  tcp.reap();
+  tcp.rst(p);
+}
+void tcp_layer::on_segment(void* self, packet& p) {
+  auto& tcp = *static_cast<tcp_layer*>(self);
+  tcp.reap();
+  tcp.segment(p);
+}
+void tcp_layer::on_ack(void* self, packet& p) {
+  auto& tcp = *static_cast<tcp_layer*>(self);
+  tcp.reap();
+  tcp.ack(p);
+}
+
+void tcp_layer::on_packet_gone(void* self, std::uint64_t conn) noexcept {
+  auto& tcp = *static_cast<tcp_layer*>(self);
+  tcp_connection* c = tcp.find_connection(conn);
+  if (c == nullptr || c->packets == 0) return;
+  if (--c->packets == 0) {
+    try {
+      tcp.may_be_done(*c);
+    } catch (...) {
+      // Out of memory: the connection stays until the world ends.
+    }
+  }
+}
+
+void tcp_layer::reap() noexcept {
+  if (reap_.empty()) return;
+  for (const std::uint64_t id : reap_) {
+    tcp_connection* c = find_connection(id);
+    if (c == nullptr || c->packets != 0 || c->sock[0] != 0 || c->sock[1] != 0) continue;
+    bool busy = c->synack_timer && c->synack_timer->scheduled();
+    for (int side = 0; side < 2 && !busy; ++side) {
+      const tcp_channel& ch = c->chan[side];
+      busy = !ch.queue.empty() || ch.fin_queued || !ch.in_flight.empty() || ch.attempt_scheduled ||
+             (c->attempt[side] && c->attempt[side]->scheduled()) ||
+             (c->keepalive[side] && c->keepalive[side]->scheduled());
+    }
+    if (busy) continue;  // noted again when what keeps it ends
+    if (auto it = by_client_attempt_.find({c->client_sock, c->client_nonce});
+        it != by_client_attempt_.end() && it->second == id)
+      by_client_attempt_.erase(it);
+    connections_[id - 1].reset();
+  }
+  reap_.clear();
+}
 
 // TCP channels between a and b that stopped on the hold resume now.
 void tcp_layer::on_release(void* self, std::uint32_t a, std::uint32_t b) {
@@ -184,6 +241,7 @@ void tcp_layer::syn(packet& p) {
   conn->sock[1] = embryo.id;
   conn->established = false;  // until the client has our SYN-ACK: nothing flows before
   conn->client_nonce = p.nonce;
+  conn->client_sock = p.sock;
   conn->listener = listener->id;
   conn->half_open = true;
   by_client_attempt_[{p.sock, p.nonce}] = conn->id;
@@ -205,6 +263,7 @@ void tcp_layer::send_syn_ack(tcp_connection& c) {
   r->sock = c.sock[0];
   r->nonce = c.client_nonce;
   r->conn = c.id;
+  ++c.packets;
   link_.send(r);
 }
 
@@ -229,6 +288,7 @@ void tcp_layer::syn_ack_timeout(tcp_connection& c) {
 void tcp_layer::send_ack(tcp_connection& c) {
   packet* a = link_.new_packet(packet::type::ack, c.host[0], c.ep[0], c.host[1], c.ep[1]);
   a->conn = c.id;
+  ++c.packets;
   link_.send(a);
 }
 
@@ -330,6 +390,7 @@ void tcp_layer::send_rst(std::uint32_t from_host, const net_endpoint& from, std:
   packet* r = link_.new_packet(packet::type::rst, from_host, from, to_host, to);
   r->conn = conn;
   r->side = to_side;
+  if (tcp_connection* c = find_connection(conn)) ++c->packets;
   link_.send(r);
 }
 
@@ -373,6 +434,7 @@ void tcp_layer::schedule_attempt(tcp_connection& c, int side, duration at) {
           const int s = conn->attempt[0].get() == e ? 0 : 1;
           conn->chan[s].attempt_scheduled = false;
           conn->tcp->transmit(*conn, s);
+          conn->tcp->may_be_done(*conn);
         },
         &c);
   }
@@ -443,6 +505,7 @@ void tcp_layer::transmit(tcp_connection& c, int side) {
     }
     packet* p = link_.new_packet(packet::type::segment, from, c.ep[side], to, c.ep[1 - side]);
     p->conn = c.id;
+    ++c.packets;
     p->side = side;
     if (!ch.queue.empty()) {
       p->data.swap(ch.queue.front());  // the packet's old buffer goes back to the pool
@@ -567,6 +630,7 @@ void tcp_layer::arm_keepalive(socket_state& s) {
         [](timed_event* e) {
           auto* conn = static_cast<tcp_connection*>(e->owner());
           conn->tcp->keepalive(*conn, conn->keepalive[0].get() == e ? 0 : 1);
+          conn->tcp->may_be_done(*conn);
         },
         c);
   }
@@ -646,6 +710,11 @@ void tcp_layer::detach_connection(socket_state& s) noexcept {
   c->sock[s.side] = 0;
   s.conn = nullptr;
   s.connected = false;
+  try {
+    may_be_done(*c);
+  } catch (...) {
+    // Out of memory: the connection stays until the world ends.
+  }
 }
 
 // Side `side`'s OS forgets the connection: nothing more is (re)transmitted.
@@ -688,6 +757,7 @@ void tcp_layer::close(socket_state& s) {
       link_.record(event_kind::tcp_close, s.ctx->host->id, c->id, 0);
       c->sock[s.side] = 0;
       s.conn = nullptr;
+      may_be_done(*c);
     }
   }
   // Connections the program never accepted are reset, in the accept queue

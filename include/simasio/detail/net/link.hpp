@@ -122,6 +122,12 @@ class link_layer {
   // them after the handler returns.
   using deliver_fn = void (*)(void* self, packet& p);
   void set_protocol(packet::type t, deliver_fn fn, void* self, bool judges_itself);
+  // Told of every dropped packet that names a connection (packet::conn).
+  using gone_fn = void (*)(void* self, std::uint64_t conn) noexcept;
+  void set_packet_gone_hook(gone_fn fn, void* self) noexcept {
+    on_gone_ = fn;
+    gone_self_ = self;
+  }
   using release_fn = void (*)(void* self, std::uint32_t a, std::uint32_t b);
   void set_release_hook(release_fn fn, void* self) noexcept {
     on_release_ = fn;
@@ -175,6 +181,8 @@ class link_layer {
   timed_event removal_event_{&link_layer::on_removals, this};
   release_fn on_release_ = nullptr;
   void* release_self_ = nullptr;
+  gone_fn on_gone_ = nullptr;
+  void* gone_self_ = nullptr;
 };
 
 }  // namespace simasio::detail

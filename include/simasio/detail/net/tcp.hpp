@@ -48,6 +48,8 @@ class tcp_connection {
   int probes[2] = {0, 0};                     // side i's unanswered keep-alive probes
   bool established = false;        // the client has the SYN-ACK: data may flow
   std::uint64_t client_nonce = 0;  // the connect attempt this connection answers
+  std::uint64_t client_sock = 0;   // ... from this socket (by_client_attempt_'s key)
+  std::uint32_t packets = 0;       // packets on the wire naming it: it is freed only when none is left
   bool forgotten[2] = {false, false};  // side i's OS dropped the connection (reset, failure, power cut)
   int closed_first = -1;           // the side whose FIN was queued first: it goes to TIME_WAIT
   // The listener's side of the handshake, its SYN queue: until the client's
@@ -160,6 +162,14 @@ class tcp_layer {
     return id != 0 && id <= connections_.size() ? connections_[id - 1].get() : nullptr;
   }
   void ready(socket_state& s) { up_.ready(up_.self, s); }
+  // A connection nothing can reach any more (both sockets gone, nothing
+  // queued, on the wire or timed) is freed, so that memory follows the
+  // connections alive, not every one ever made; its id stays unused.
+  // Candidates are noted where that may have just become true and freed at
+  // the next packet's arrival, when no caller holds a connection.
+  void may_be_done(const tcp_connection& c) { reap_.push_back(c.id); }
+  void reap() noexcept;
+  static void on_packet_gone(void* self, std::uint64_t conn) noexcept;
 
   link_layer& link_;
   world_core& core_;
@@ -168,6 +178,7 @@ class tcp_layer {
   std::vector<std::unique_ptr<tcp_connection>> connections_;  // by id - 1
   std::map<std::pair<std::uint64_t, std::uint64_t>, std::uint64_t> by_client_attempt_;  // (socket, nonce) -> connection
   std::uint64_t next_nonce_ = 0;
+  std::vector<std::uint64_t> reap_;  // connection ids that may be done
 };
 
 }  // namespace simasio::detail
