@@ -29,11 +29,11 @@ void end_handshake(world_core& core, tcp_connection& c) noexcept {
 }  // namespace
 
 tcp_layer::tcp_layer(link_layer& link, socket_table& table) : link_(link), core_(link.core()), table_(table) {
-  link_.set_protocol(packet::type::syn, &tcp_layer::on_syn, this, false);
-  link_.set_protocol(packet::type::syn_ack, &tcp_layer::on_syn_ack, this, false);
-  link_.set_protocol(packet::type::rst, &tcp_layer::on_rst, this, false);
-  link_.set_protocol(packet::type::segment, &tcp_layer::on_segment, this, true);
-  link_.set_protocol(packet::type::ack, &tcp_layer::on_ack, this, false);
+  link_.set_protocol(packet::type::syn, &tcp_layer::on_arrival<&tcp_layer::syn>, this, false);
+  link_.set_protocol(packet::type::syn_ack, &tcp_layer::on_arrival<&tcp_layer::syn_ack>, this, false);
+  link_.set_protocol(packet::type::rst, &tcp_layer::on_arrival<&tcp_layer::rst>, this, false);
+  link_.set_protocol(packet::type::segment, &tcp_layer::on_arrival<&tcp_layer::segment>, this, true);
+  link_.set_protocol(packet::type::ack, &tcp_layer::on_arrival<&tcp_layer::ack>, this, false);
   link_.set_release_hook(&tcp_layer::on_release, this);
   link_.set_packet_gone_hook(&tcp_layer::on_packet_gone, this);
 }
@@ -70,33 +70,6 @@ void tcp_layer::pin_receive_buffer(socket_state& s, std::size_t requested) const
 
 void tcp_layer::consumed(socket_state& s, std::size_t n) const noexcept {
   if (!s.receive_pinned) s.receive_buffer = std::min(buffers.receive_max, std::max(s.receive_buffer, s.receive_buffer + n));
-}
-
-// An arrival is where finished connections are freed: no caller holds one.
-void tcp_layer::on_syn(void* self, packet& p) {
-  auto& tcp = *static_cast<tcp_layer*>(self);
-  tcp.reap();
-  tcp.syn(p);
-}
-void tcp_layer::on_syn_ack(void* self, packet& p) {
-  auto& tcp = *static_cast<tcp_layer*>(self);
-  tcp.reap();
-  tcp.syn_ack(p);
-}
-void tcp_layer::on_rst(void* self, packet& p) {
-  auto& tcp = *static_cast<tcp_layer*>(self);
-  tcp.reap();
-  tcp.rst(p);
-}
-void tcp_layer::on_segment(void* self, packet& p) {
-  auto& tcp = *static_cast<tcp_layer*>(self);
-  tcp.reap();
-  tcp.segment(p);
-}
-void tcp_layer::on_ack(void* self, packet& p) {
-  auto& tcp = *static_cast<tcp_layer*>(self);
-  tcp.reap();
-  tcp.ack(p);
 }
 
 void tcp_layer::on_packet_gone(void* self, std::uint64_t conn) noexcept {

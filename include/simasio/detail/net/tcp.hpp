@@ -117,11 +117,14 @@ class tcp_layer {
   void arm_keepalive(socket_state& s);
 
  private:
-  static void on_syn(void* self, packet& p);
-  static void on_syn_ack(void* self, packet& p);
-  static void on_rst(void* self, packet& p);
-  static void on_segment(void* self, packet& p);
-  static void on_ack(void* self, packet& p);
+  // A packet arrives for handle: finished connections are freed first
+  // (no caller holds one then; see reap).
+  template <void (tcp_layer::*handle)(packet&)>
+  static void on_arrival(void* self, packet& p) {
+    auto& tcp = *static_cast<tcp_layer*>(self);
+    tcp.reap();
+    (tcp.*handle)(p);
+  }
   static void on_release(void* self, std::uint32_t a, std::uint32_t b);
   void syn(packet& p);
   void syn_ack(packet& p);
@@ -166,7 +169,7 @@ class tcp_layer {
   // queued, on the wire or timed) is freed, so that memory follows the
   // connections alive, not every one ever made; its id stays unused.
   // Candidates are noted where that may have just become true and freed at
-  // the next packet's arrival, when no caller holds a connection.
+  // the next packet's arrival (on_arrival), when no caller holds a connection.
   void may_be_done(const tcp_connection& c) { reap_.push_back(c.id); }
   void reap() noexcept;
   static void on_packet_gone(void* self, std::uint64_t conn) noexcept;
