@@ -69,10 +69,11 @@ std::uint32_t choice_tape::open(std::string_view key, choice_purpose p) {
   std::size_t i = h & mask;
   for (; index_[i] != 0; i = (i + 1) & mask) {
     const lane& l = lanes_[index_[i] - 1];
-    if (l.hash == h && l.key == key) return index_[i] - 1;
+    if (l.hash == h && key_of(l) == key) return index_[i] - 1;
   }
   const auto s = static_cast<std::uint32_t>(lanes_.size());
-  lanes_.push_back(lane{std::string(key), h, p, no_source, {}});
+  lanes_.push_back(lane{h, names_.size(), key.size(), p, no_source, {}});
+  names_.append(key);
   index_[i] = s + 1;
   if (replay_) link(lanes_.back());
   return s;
@@ -118,7 +119,7 @@ void choice_tape::link(lane& l) {
     return;
   }
   for (std::size_t i = 0; i < replay_->streams.size(); ++i) {
-    if (replay_->streams[i].key == l.key) {
+    if (replay_->streams[i].key == key_of(l)) {
       l.source = static_cast<std::uint32_t>(i);
       return;
     }
@@ -129,7 +130,7 @@ saved_tape choice_tape::recorded(std::uint64_t seed) const {
   saved_tape out;
   out.seed = seed;
   for (const lane& l : lanes_)
-    if (!l.drawn.empty()) out.streams.push_back(tape_stream{l.key, l.drawn});
+    if (!l.drawn.empty()) out.streams.push_back(tape_stream{std::string(key_of(l)), l.drawn});
   return out;
 }
 
@@ -141,9 +142,9 @@ void choice_tape::throw_mismatch(std::uint32_t s, std::uint64_t bound) const {
   if (replay_->positional) {
     where = "choice #" + std::to_string(from.cursor);
     was = "a " + std::string(to_string(c.purpose)) + " draw below " + std::to_string(c.bound);
-    now = "a " + std::string(to_string(l.purpose)) + " draw below " + std::to_string(bound) + " (stream '" + l.key + "')";
+    now = "a " + std::string(to_string(l.purpose)) + " draw below " + std::to_string(bound) + " (stream '" + std::string(key_of(l)) + "')";
   } else {
-    where = "draw #" + std::to_string(from.cursor) + " of stream '" + l.key + "'";
+    where = "draw #" + std::to_string(from.cursor) + " of stream '" + std::string(key_of(l)) + "'";
     was = "a draw below " + std::to_string(c.bound);
     now = "a draw below " + std::to_string(bound);
   }

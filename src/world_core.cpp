@@ -296,7 +296,7 @@ rng& world_core::stream(std::string_view key, choice_purpose p) {
   // it depends on the world's seed and the stream's name, never on when it
   // was opened.
   if (streams_[s] == nullptr)
-    streams_[s] = std::make_unique<rng>(detail::mix64(opts_.seed ^ detail::mix64(tape_.key_hash(s))), p, &tape_, s);
+    streams_[s] = &rngs_.emplace_back(detail::mix64(opts_.seed ^ detail::mix64(tape_.key_hash(s))), p, &tape_, s);
   return *streams_[s];
 }
 

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cmath>
+#include <string>
 #include <vector>
 
 using simasio::choice;
@@ -200,6 +201,43 @@ BOOST_AUTO_TEST_CASE(each_stream_replays_its_own_section_whatever_the_interleavi
   for (int i = 0; i < 20; ++i) BOOST_TEST(b2.below(1000) == from_b[static_cast<std::size_t>(i)]);
   for (int i = 0; i < 20; ++i) BOOST_TEST(a2.below(1000) == from_a[static_cast<std::size_t>(i)]);
   BOOST_TEST(c2.below(1000) == 0u);  // no section: polite
+}
+
+BOOST_AUTO_TEST_CASE(many_streams_keep_their_keys_numbers_and_sections) {
+  // Tens of thousands of keys of every length (a thousand hosts' links):
+  // each reopens as its own number, reads back its own key, and its draws
+  // come back under that key, whatever was opened after it.
+  const auto key_of = [](int i) {
+    return "network:" + std::string(static_cast<std::size_t>(i % 40), 'h') + std::to_string(i) + "->x";
+  };
+  choice_tape rec;
+  rec.start_recording();
+  constexpr int n = 20000;
+  for (int i = 0; i < n; ++i)
+    BOOST_REQUIRE(rec.open(key_of(i), choice_purpose::network) == static_cast<std::uint32_t>(i));
+  for (int i = 0; i < n; i += 7) {
+    BOOST_REQUIRE(rec.open(key_of(i), choice_purpose::network) == static_cast<std::uint32_t>(i));
+    BOOST_REQUIRE(rec.key(static_cast<std::uint32_t>(i)) == key_of(i));
+    rec.note(static_cast<std::uint32_t>(i), 100, static_cast<std::uint64_t>(i % 100));
+  }
+  BOOST_TEST(rec.streams() == static_cast<std::size_t>(n));
+  const simasio::saved_tape saved = rec.recorded();
+  BOOST_REQUIRE(saved.streams.size() == static_cast<std::size_t>((n + 6) / 7));
+  for (std::size_t k = 0; k < saved.streams.size(); ++k) {
+    const int i = static_cast<int>(k) * 7;
+    BOOST_REQUIRE(saved.streams[k].key == key_of(i));
+    BOOST_REQUIRE(saved.streams[k].choices.size() == 1u);
+    BOOST_TEST(saved.streams[k].choices[0].value == static_cast<std::uint64_t>(i % 100));
+  }
+
+  // Replayed in reverse order of opening: each stream finds its section by key.
+  choice_tape play;
+  play.start_replay(saved);
+  for (int i = 3; i < n; i += 7) play.open(key_of(i), choice_purpose::network);  // streams with no section
+  for (int i = ((n - 1) / 7) * 7; i >= 0; i -= 7) {
+    simasio::rng r(5, choice_purpose::network, &play, play.open(key_of(i), choice_purpose::network));
+    BOOST_REQUIRE(r.below(100) == static_cast<std::uint64_t>(i % 100));
+  }
 }
 
 BOOST_AUTO_TEST_CASE(stream_keys_name_their_family) {

@@ -14,6 +14,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <exception>
 #include <functional>
 #include <iosfwd>
@@ -426,7 +427,8 @@ class world_core {
   bool stop_requested_ = false;
   bool stalled_ = false;
   choice_tape tape_;
-  std::vector<std::unique_ptr<rng>> streams_;  // by stream number (choice_tape::open)
+  std::deque<rng> rngs_;                 // every stream's generator, in opening order (stable addresses)
+  std::vector<rng*> streams_;            // by stream number (choice_tape::open); null: opened on the tape only
   rng* sched_ = nullptr;
   rng* user_ = nullptr;
   fault_mix faults_;

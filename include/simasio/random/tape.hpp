@@ -174,7 +174,7 @@ class choice_tape {
   /// Streams opened so far.
   std::size_t streams() const noexcept { return lanes_.size(); }
   /// The key of stream @p s.
-  const std::string& key(std::uint32_t s) const { return lanes_.at(s).key; }
+  std::string key(std::uint32_t s) const { return std::string(key_of(lanes_.at(s))); }
   /// FNV-1a of the key of stream @p s (what its seed is derived from).
   std::uint64_t key_hash(std::uint32_t s) const { return lanes_.at(s).hash; }
   /// True once some stream left its section because it no longer fitted.
@@ -183,8 +183,9 @@ class choice_tape {
  private:
   static constexpr std::uint32_t no_source = 0xFFFFFFFFu;
   struct lane {
-    std::string key;
     std::uint64_t hash = 0;  // name_hash(key): its place in index_, and its seed (world_core::stream)
+    std::size_t key_at = 0;  // its key: names_[key_at, key_at + key_size)
+    std::size_t key_size = 0;
     choice_purpose purpose = choice_purpose::scheduler;
     std::uint32_t source = no_source;  // the section it follows while replaying
     std::vector<choice> drawn;         // while recording
@@ -195,6 +196,7 @@ class choice_tape {
     bool seeded = false;  // left the section under tape_mismatch::seeded
   };
 
+  std::string_view key_of(const lane& l) const noexcept { return {names_.data() + l.key_at, l.key_size}; }
   void link(lane& l);
   template <class Fresh>
   std::uint64_t diverge(std::uint32_t s, std::uint64_t bound, Fresh& fresh) {
@@ -209,6 +211,10 @@ class choice_tape {
   std::uint64_t fuzzed(std::uint32_t s, std::uint64_t bound, std::uint64_t drawn);
 
   std::vector<lane> lanes_;
+  // Every stream's key, one after another: a world with a thousand hosts
+  // opens tens of thousands of link streams, and a string of its own each
+  // was an allocation per stream.
+  std::string names_;
   // Streams by key: open addressing on the key's hash, stream number + 1
   // per slot (0: empty), at most half full. A world with a thousand hosts
   // opens a stream per directed link it uses, often one per datagram: a
