@@ -308,8 +308,10 @@ rng& world_core::sched_rng(host_state* h) {
 
 // ---- running --------------------------------------------------------------------
 
-operation* world_core::take_operation(context_state& ctx, std::size_t index) {
-  if ((ctx.concurrency == 1 && ctx.runners < 2) || ctx.ready.size() == 1 || !explores_) {
+// Inlined into run_step: the common case is a context with one runner
+// taking its oldest handler, a few instructions.
+[[gnu::always_inline]] inline operation* world_core::take_operation(context_state& ctx, std::size_t index) {
+  if ((ctx.concurrency == 1 && ctx.runners < 2) || ctx.ready.size() == 1 || !explores_) [[likely]] {
     operation* op = ctx.ready.pop();
     if (ctx.ready.empty()) {
       if (runnable_.size() == 1) runnable_.clear();
@@ -336,7 +338,7 @@ void world_core::reposition(std::size_t index) noexcept {
   std::rotate(at, at + 1, to);
 }
 
-void world_core::run_step(std::size_t index) {
+[[gnu::always_inline]] inline void world_core::run_step(std::size_t index) {
   context_state& ctx = *runnable_[index];
   operation* op = take_operation(ctx, index);
   if (++steps_ > opts_.max_steps) {
