@@ -72,8 +72,14 @@ std::uint32_t choice_tape::open(std::string_view key, choice_purpose p) {
     if (l.hash == h && key_of(l) == key) return index_[i] - 1;
   }
   const auto s = static_cast<std::uint32_t>(lanes_.size());
-  lanes_.push_back(lane{h, names_.size(), key.size(), p, no_source, {}});
+  const std::size_t at = names_.size();
   names_.append(key);
+  try {
+    lanes_.push_back(lane{h, at, key.size(), p, no_source, {}});
+  } catch (...) {
+    names_.resize(at);  // no lane names bytes past the end
+    throw;
+  }
   index_[i] = s + 1;
   if (replay_) link(lanes_.back());
   return s;
@@ -142,7 +148,8 @@ void choice_tape::throw_mismatch(std::uint32_t s, std::uint64_t bound) const {
   if (replay_->positional) {
     where = "choice #" + std::to_string(from.cursor);
     was = "a " + std::string(to_string(c.purpose)) + " draw below " + std::to_string(c.bound);
-    now = "a " + std::string(to_string(l.purpose)) + " draw below " + std::to_string(bound) + " (stream '" + std::string(key_of(l)) + "')";
+    now = "a " + std::string(to_string(l.purpose)) + " draw below " + std::to_string(bound) + " (stream '" +
+          std::string(key_of(l)) + "')";
   } else {
     where = "draw #" + std::to_string(from.cursor) + " of stream '" + std::string(key_of(l)) + "'";
     was = "a draw below " + std::to_string(c.bound);
