@@ -377,8 +377,9 @@ class world_core {
   }
   std::size_t pick_among_many() { return strategy_->pick(std::span<context_state* const>(runnable_)); }
   void reposition(std::size_t index) noexcept;
-  operation* take_operation(context_state& ctx, std::size_t index);
-  void run_step(std::size_t index);
+  // Defined inline in world_core.cpp, their only user: the loop's hot path.
+  inline operation* take_operation(context_state& ctx, std::size_t index);
+  inline void run_step(std::size_t index);
   void run_loop(const run_limits& limits, run_result& r);
   bool advance(duration deadline);
   bool any_live_work() const noexcept;
