@@ -111,6 +111,22 @@ const char* to_string(fault_kind f) noexcept {
   return "unknown";
 }
 
+void trace::keep(const trace_event& e) {
+  if (!keep_first_) {
+    events_.push_back(e);
+    if (events_.size() >= 2 * keep_) {
+      // Drop the oldest, down to keep_: amortised, about one erase per keep_ events.
+      const std::size_t drop = events_.size() - keep_;
+      events_.erase(events_.begin(), events_.begin() + static_cast<std::ptrdiff_t>(drop));
+      omitted_ += drop;
+    }
+  } else if (events_.size() < keep_) {
+    events_.push_back(e);
+  } else {
+    ++omitted_;
+  }
+}
+
 std::vector<trace_event> trace::recent() const {
   std::vector<trace_event> out;
   if (!ring_enabled_) return out;

@@ -149,22 +149,15 @@ class trace {
  public:
   static constexpr std::size_t ring_size = 64;
 
-  /// Adds an event.
+  /// Adds an event. Every handler step records one, so the common case
+  /// (hash and ring) stays small enough to inline; full recording, used
+  /// when replaying a failure, is out of line.
   void record(std::uint64_t step, std::int64_t time_ns, std::uint32_t host, event_kind k,
               std::uint64_t a, std::uint64_t b) {
     if (hash_enabled_) hash_ = fold(hash_, combine(k, host, a, b));
     ++count_;
     if (ring_enabled_) ring_[count_ & (ring_size - 1)] = trace_event{step, time_ns, host, k, a, b};
-    if (full_) {
-      if (!keep_first_) {
-        events_.push_back(trace_event{step, time_ns, host, k, a, b});
-        if (events_.size() >= 2 * keep_) drop_oldest();
-      } else if (events_.size() < keep_) {
-        events_.push_back(trace_event{step, time_ns, host, k, a, b});
-      } else {
-        ++omitted_;
-      }
-    }
+    if (full_) [[unlikely]] keep(trace_event{step, time_ns, host, k, a, b});
   }
 
   /// The rolling hash of all events so far.
@@ -216,11 +209,8 @@ class trace {
   bool hash_enabled_ = true;
   bool ring_enabled_ = true;
   bool full_ = false;
-  void drop_oldest() {
-    const std::size_t drop = events_.size() - keep_;
-    events_.erase(events_.begin(), events_.begin() + static_cast<std::ptrdiff_t>(drop));
-    omitted_ += drop;
-  }
+  // Full recording: keeps e within record_all's bounds.
+  void keep(const trace_event& e);
 
   std::array<trace_event, ring_size> ring_{};
   std::vector<trace_event> events_;
