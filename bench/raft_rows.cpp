@@ -3,12 +3,26 @@
 // the correct election through check() (what a user's sweep pays), the
 // flawed one seed after seed without stopping at its failures; and the
 // correct ones again with jobs = 2, with what that efficiency projects for
-// 8 cores.
+// 8 cores. Then the ceilings Boost.Asio's own io_context sets on the two:
+// the work of their handler steps and of their RPCs' coroutines alone, with
+// no network, no timers and no simulation, measured in the same run.
 #include "../samples/03_raft_election/election.hpp"
 #include "../samples/04_raft_chaos/chaos.hpp"
 #include "groups.hpp"
 
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/experimental/awaitable_operators.hpp>
+#include <boost/asio/experimental/channel.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
 #include <cstdio>
+#include <optional>
+#include <stdexcept>
 
 namespace bench {
 namespace {
@@ -45,8 +59,9 @@ std::size_t explore(Scenario scenario, std::uint64_t seeds) {
 
 // The three variants alternate within each repetition, so that the
 // machine's changes of speed hit them alike; each keeps its best.
-void seeds_rows(const settings& s, std::vector<row>& rows, const std::string& name, double goal,
-                const std::string& target, std::uint64_t seeds, auto run) {
+// Returns the correct scenario's rate with one job.
+double seeds_rows(const settings& s, std::vector<row>& rows, const std::string& name, double goal,
+                  const std::string& target, std::uint64_t seeds, auto run) {
   auto correct = [run](simasio::world& w) { run(w, false); };
   auto flawed = [run](simasio::world& w) { run(w, true); };
   double one = 0, bad = 0, two = 0;
@@ -66,6 +81,116 @@ void seeds_rows(const settings& s, std::vector<row>& rows, const std::string& na
   std::snprintf(note, sizeof note, "%.0f%% per core", 100 * efficiency);
   rows.push_back({name + ", correct, projected for 8 jobs on 8 cores from the 2-job efficiency (seeds/s)",
                   8 * one * efficiency, one, note, "", true, "/s"});
+  return one;
+}
+
+// ---- what Boost.Asio alone needs ----------------------------------------------
+namespace asio = boost::asio;
+using namespace asio::experimental::awaitable_operators;
+
+// A chain of bare handlers, each posting the next: the least a handler step
+// costs on Asio's own io_context.
+struct chain {
+  asio::io_context& ctx;
+  std::size_t left;
+  void operator()() {
+    if (--left > 0) asio::post(ctx, chain{ctx, left});
+  }
+};
+std::size_t asio_handlers(std::size_t n) {
+  asio::io_context ctx(1);
+  asio::post(ctx, chain{ctx, n});
+  ctx.run();
+  return n;
+}
+
+// One 04 RPC's coroutines with every I/O completion replaced by a post:
+// the caller's coroutine awaits (exchange || deadline), exchange awaits its
+// connect, write and read, the server side answers in a coroutine of its
+// own (read, write). The deadline is an in-memory wait that is cancelled
+// (a channel), as a simulated timer is: no reactor, no system call. 04's
+// accept loop, its composed async_read/async_write and the vote's outer
+// coroutine are left out, so this is less than an RPC of 04 costs Asio.
+asio::awaitable<void> answer() {
+  co_await asio::post(asio::use_awaitable);  // read the request
+  co_await asio::post(asio::use_awaitable);  // write the response
+}
+asio::awaitable<std::optional<int>> exchange() {
+  auto ex = co_await asio::this_coro::executor;
+  co_await asio::post(asio::use_awaitable);  // connect
+  asio::co_spawn(ex, answer(), asio::detached);
+  co_await asio::post(asio::use_awaitable);  // write
+  co_await asio::post(asio::use_awaitable);  // read
+  co_return 1;
+}
+asio::awaitable<void> call(std::size_t* answered) {
+  auto ex = co_await asio::this_coro::executor;
+  asio::experimental::channel<void(boost::system::error_code)> deadline(ex);
+  auto r = co_await (exchange() || deadline.async_receive(asio::as_tuple(asio::use_awaitable)));
+  if (r.index() == 0) ++*answered;
+}
+std::size_t asio_rpcs(std::size_t n) {
+  asio::io_context ctx(1);
+  std::size_t answered = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    asio::co_spawn(ctx, call(&answered), asio::detached);
+    if (i % 8 == 7) {  // a few RPCs in flight at a time, as in 04
+      ctx.run();
+      ctx.restart();
+    }
+  }
+  ctx.run();
+  if (answered != n) throw std::runtime_error("simasio_bench: an RPC of the Asio skeleton did not answer");
+  return n;
+}
+
+// 03's handler steps per seed and 04's RPCs per seed that connect (their
+// client side's established connections), over the first seeds. An RPC
+// that connects goes through the skeleton's whole shape whether or not it
+// is answered in time: the losing side of its || completes as cancelled.
+double steps_per_seed(std::uint64_t seeds) {
+  double steps = 0;
+  for (std::uint64_t seed = 0; seed < seeds; ++seed) {
+    simasio::world w(seed);
+    raft_election::history h;
+    raft_election::election(w, false, h);
+    steps += static_cast<double>(w.steps());
+  }
+  return steps / static_cast<double>(seeds);
+}
+double rpcs_per_seed(std::uint64_t seeds) {
+  double rpcs = 0;
+  for (std::uint64_t seed = 0; seed < seeds; ++seed) {
+    simasio::world_options o;
+    o.seed = seed;
+    o.record_trace = true;
+    simasio::world w(o);
+    raft_chaos::history h;
+    raft_chaos::chaos_run(w, false, h);
+    for (const simasio::trace_event& e : w.events().events())
+      if (e.kind == simasio::event_kind::tcp_connect && e.b == 0) ++rpcs;
+  }
+  return rpcs / static_cast<double>(seeds);
+}
+
+void ceiling_rows(const settings& s, std::vector<row>& rows, double election, double chaos) {
+  const double steps = steps_per_seed(s.quick ? 20 : 200);
+  const double rpcs = rpcs_per_seed(s.quick ? 3 : 20);
+  const int reps = s.quick ? 1 : 5;
+  const double handlers = best_rate(reps, [&] { return asio_handlers(s.quick ? 200'000 : 5'000'000); });
+  const double calls = best_rate(reps, [&] { return asio_rpcs(s.quick ? 20'000 : 200'000); });
+  char name[320];
+  std::snprintf(name, sizeof name,
+                "03_raft_election: its %.0f handler steps per seed as bare handlers on boost::asio::io_context, "
+                "no I/O, the most seeds/s Asio's dispatch allows; vs the correct sweep with 1 job (seeds/s)",
+                steps);
+  rows.push_back({name, election, handlers / steps, times(election / (handlers / steps)), "", true, "/s"});
+  std::snprintf(name, sizeof name,
+                "04_raft_chaos: its %.0f connecting RPCs per seed as coroutines on boost::asio::io_context, no I/O "
+                "(co_spawn, an awaitable \"or\" with a cancelled wait, 5 posted completions), the most seeds/s Asio's coroutines "
+                "allow; vs the correct sweep with 1 job (seeds/s)",
+                rpcs);
+  rows.push_back({name, chaos, calls / rpcs, times(chaos / (calls / rpcs)), "", true, "/s"});
 }
 
 }  // namespace
@@ -79,16 +204,17 @@ void raft_rows(const settings& s, std::vector<row>& rows) {
     best = std::max(best, rate_of([&] { return sweep([](simasio::world&) {}, empty, 1); }));
   rows.push_back({"empty scenario, check() with 1 job (seeds/s)", best, 0, "", ">= 1,000,000 seeds/s", best >= 1e6,
                   "/s"});
-  seeds_rows(s, rows, "03_raft_election (3 nodes, UDP, 3 s)", 50'000, ">= 50,000 seeds/s", s.quick ? 200 : 4000,
+  const double election = seeds_rows(s, rows, "03_raft_election (3 nodes, UDP, 3 s)", 50'000, ">= 50,000 seeds/s", s.quick ? 200 : 4000,
              [](simasio::world& w, bool flawed) {
                raft_election::history h;
                raft_election::election(w, flawed, h);
              });
-  seeds_rows(s, rows, "04_raft_chaos (5 nodes, TCP RPCs, chaos, 8.5 s)", 1'000, ">= 1,000 seeds/s",
+  const double chaos = seeds_rows(s, rows, "04_raft_chaos (5 nodes, TCP RPCs, chaos, 8.5 s)", 1'000, ">= 1,000 seeds/s",
              s.quick ? 10 : 300, [](simasio::world& w, bool flawed) {
                raft_chaos::history h;
                raft_chaos::chaos_run(w, flawed, h);
              });
+  ceiling_rows(s, rows, election, chaos);
 }
 
 }  // namespace bench
