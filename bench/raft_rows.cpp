@@ -129,8 +129,8 @@ asio::awaitable<void> call(std::size_t* answered) {
   auto r = co_await (exchange() || deadline.async_receive(asio::as_tuple(asio::use_awaitable)));
   if (r.index() == 0) ++*answered;
 }
-std::size_t asio_rpcs(std::size_t n) {
-  asio::io_context ctx(1);
+template <class Context>
+std::size_t rpcs_on(Context& ctx, std::size_t n) {
   std::size_t answered = 0;
   for (std::size_t i = 0; i < n; ++i) {
     asio::co_spawn(ctx, call(&answered), asio::detached);
@@ -140,8 +140,18 @@ std::size_t asio_rpcs(std::size_t n) {
     }
   }
   ctx.run();
-  if (answered != n) throw std::runtime_error("simasio_bench: an RPC of the Asio skeleton did not answer");
+  if (answered != n) throw std::runtime_error("simasio_bench: an RPC of the coroutine skeleton did not answer");
   return n;
+}
+std::size_t asio_rpcs(std::size_t n) {
+  asio::io_context ctx(1);
+  return rpcs_on(ctx, n);
+}
+// The same coroutines on a simulated context: what simasio adds to them.
+std::size_t simasio_rpcs(std::size_t n) {
+  simasio::world w(1);
+  simasio::io_context ctx;
+  return rpcs_on(ctx, n);
 }
 
 // 03's handler steps per seed and 04's RPCs per seed that connect (their
@@ -178,7 +188,9 @@ void ceiling_rows(const settings& s, std::vector<row>& rows, double election, do
   const double rpcs = rpcs_per_seed(s.quick ? 3 : 20);
   const int reps = s.quick ? 1 : 5;
   const double handlers = best_rate(reps, [&] { return asio_handlers(s.quick ? 200'000 : 5'000'000); });
-  const double calls = best_rate(reps, [&] { return asio_rpcs(s.quick ? 20'000 : 200'000); });
+  const std::size_t skeletons = s.quick ? 20'000 : 200'000;
+  const paired calls = paired_rates(reps, [&] { return simasio_rpcs(skeletons); },
+                                    [&] { return asio_rpcs(skeletons); });
   char name[320];
   std::snprintf(name, sizeof name,
                 "03_raft_election: its %.0f handler steps per seed as bare handlers on boost::asio::io_context, "
@@ -190,7 +202,10 @@ void ceiling_rows(const settings& s, std::vector<row>& rows, double election, do
                 "(co_spawn, an awaitable \"or\" with a cancelled wait, 5 posted completions), the most seeds/s Asio's coroutines "
                 "allow; vs the correct sweep with 1 job (seeds/s)",
                 rpcs);
-  rows.push_back({name, chaos, calls / rpcs, times(chaos / (calls / rpcs)), "", true, "/s"});
+  rows.push_back({name, chaos, calls.b / rpcs, times(chaos / (calls.b / rpcs)), "", true, "/s"});
+  rows.push_back({"04_raft_chaos's RPC coroutine shape alone (as above), simasio::io_context vs "
+                  "boost::asio::io_context, median of paired runs (RPCs/s)",
+                  calls.a, calls.b, times(calls.ratio), "", true, "/s"});
 }
 
 }  // namespace
