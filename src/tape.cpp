@@ -5,6 +5,7 @@
 #include <simasio/error.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <string>
 
 #include "name_hash.hpp"
@@ -53,23 +54,31 @@ const tape_stream* saved_tape::find(std::string_view key) const noexcept {
   return nullptr;
 }
 
+void choice_tape::place(std::vector<std::uint64_t>& slots, std::uint64_t value) noexcept {
+  const std::size_t mask = slots.size() - 1;
+  std::size_t i = slot_of(value >> 32, mask);
+  while (slots[i] != 0) i = (i + 1) & mask;
+  slots[i] = value;
+}
+
+void choice_tape::grow(std::vector<std::uint64_t>& slots) {
+  std::vector<std::uint64_t> old(std::max<std::size_t>(64, 2 * slots.size()), 0);
+  old.swap(slots);
+  for (const std::uint64_t v : old)
+    if (v != 0) place(slots, v);
+}
+
 std::uint32_t choice_tape::open(std::string_view key, choice_purpose p) {
   const std::uint64_t h = detail::name_hash(key);
-  if (2 * (lanes_.size() + 1) > index_.size()) {
-    // Grow to keep at most half the slots full; place every stream again.
-    index_.assign(std::max<std::size_t>(64, 2 * index_.size()), 0);
-    const std::size_t mask = index_.size() - 1;
-    for (std::size_t s = 0; s < lanes_.size(); ++s) {
-      std::size_t i = lanes_[s].hash & mask;
-      while (index_[i] != 0) i = (i + 1) & mask;
-      index_[i] = static_cast<std::uint32_t>(s + 1);
-    }
-  }
+  if (2 * (lanes_.size() + 1) > index_.size()) grow(index_);
   const std::size_t mask = index_.size() - 1;
-  std::size_t i = h & mask;
+  const auto tag = static_cast<std::uint32_t>(h);
+  std::size_t i = slot_of(h, mask);
   for (; index_[i] != 0; i = (i + 1) & mask) {
-    const lane& l = lanes_[index_[i] - 1];
-    if (l.hash == h && key_of(l) == key) return index_[i] - 1;
+    if (static_cast<std::uint32_t>(index_[i] >> 32) != tag) continue;
+    const auto s = static_cast<std::uint32_t>(index_[i]) - 1;
+    const lane& l = lanes_[s];
+    if (l.hash == h && key_of(l) == key) return s;
   }
   const auto s = static_cast<std::uint32_t>(lanes_.size());
   const std::size_t at = names_.size();
@@ -80,16 +89,34 @@ std::uint32_t choice_tape::open(std::string_view key, choice_purpose p) {
     names_.resize(at);  // no lane names bytes past the end
     throw;
   }
-  index_[i] = s + 1;
+  index_[i] = slot_value(h, s);
   if (replay_) link(lanes_.back());
   return s;
 }
 
 void choice_tape::start_replay(std::shared_ptr<const saved_tape> tape, tape_mismatch on_mismatch) {
+  if (tape == nullptr)
+    throw usage_error("simasio: choice_tape::start_replay was given no tape (a null pointer): pass the saved_tape "
+                      "to replay, e.g. from load_tape");
+  // Everything that can throw comes first, into locals: a failure leaves
+  // the tape as it was, its streams still linked to the old sections.
+  std::vector<source> sources;
+  sources.reserve(tape->streams.size());
+  for (const tape_stream& s : tape->streams) sources.push_back(source{&s.choices, 0, false});
+  std::vector<std::uint64_t> sections;
+  if (!tape->positional && !tape->streams.empty()) {
+    sections.assign(std::bit_ceil(std::max<std::size_t>(64, 2 * tape->streams.size())), 0);
+    for (std::size_t k = 0; k < tape->streams.size(); ++k) {
+      const std::string_view key = tape->streams[k].key;
+      const std::uint64_t h = detail::name_hash(key);
+      if (find_section(sections, tape->streams, key, h) == no_source)
+        place(sections, slot_value(h, static_cast<std::uint32_t>(k)));
+    }
+  }
   replay_ = std::move(tape);
   mismatch_ = on_mismatch;
-  sources_.clear();
-  for (const tape_stream& s : replay_->streams) sources_.push_back(source{&s.choices, 0, false});
+  sources_.swap(sources);
+  sections_.swap(sections);
   for (lane& l : lanes_) link(l);
 }
 
@@ -124,12 +151,20 @@ void choice_tape::link(lane& l) {
     if (!sources_.empty()) l.source = 0;
     return;
   }
-  for (std::size_t i = 0; i < replay_->streams.size(); ++i) {
-    if (replay_->streams[i].key == key_of(l)) {
-      l.source = static_cast<std::uint32_t>(i);
-      return;
-    }
+  l.source = find_section(sections_, replay_->streams, key_of(l), l.hash);
+}
+
+std::uint32_t choice_tape::find_section(const std::vector<std::uint64_t>& sections,
+                                        const std::vector<tape_stream>& streams, std::string_view key,
+                                        std::uint64_t hash) noexcept {
+  if (sections.empty()) return no_source;
+  const std::size_t mask = sections.size() - 1;
+  const auto tag = static_cast<std::uint32_t>(hash);
+  for (std::size_t i = slot_of(hash, mask); sections[i] != 0; i = (i + 1) & mask) {
+    const auto k = static_cast<std::uint32_t>(sections[i]) - 1;
+    if (static_cast<std::uint32_t>(sections[i] >> 32) == tag && streams[k].key == key) return k;
   }
+  return no_source;
 }
 
 saved_tape choice_tape::recorded(std::uint64_t seed) const {

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cmath>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -238,6 +239,50 @@ BOOST_AUTO_TEST_CASE(many_streams_keep_their_keys_numbers_and_sections) {
     simasio::rng r(5, choice_purpose::network, &play, play.open(key_of(i), choice_purpose::network));
     BOOST_REQUIRE(r.below(100) == static_cast<std::uint64_t>(1 + i % 99));
   }
+}
+
+BOOST_AUTO_TEST_CASE(a_key_saved_twice_follows_its_first_section) {
+  // A tape written by hand (or edited) may name a key twice: the stream
+  // follows the first section, as saved_tape::find reads it, and a stream
+  // opened before the replay started finds its section too.
+  choice_tape play;
+  const std::uint32_t early = play.open("user:early", choice_purpose::user);
+  play.start_replay(simasio::saved_tape{0,
+                                        {{"user:twice", {choice{choice_purpose::user, 10, 4}}},
+                                         {"user:early", {choice{choice_purpose::user, 10, 6}}},
+                                         {"user:twice", {choice{choice_purpose::user, 10, 9}}}}});
+  simasio::rng e(1, choice_purpose::user, &play, early);
+  simasio::rng t(2, choice_purpose::user, &play, play.open("user:twice", choice_purpose::user));
+  BOOST_TEST(e.below(10) == 6u);
+  BOOST_TEST(t.below(10) == 4u);
+  BOOST_TEST(t.below(10) == 0u);  // its section is over: polite, never the second one's 9
+}
+
+BOOST_AUTO_TEST_CASE(a_second_replay_relinks_every_stream_to_the_new_tape) {
+  choice_tape play;
+  play.start_replay(simasio::saved_tape{0,
+                                        {{"user:a", {choice{choice_purpose::user, 10, 1}}},
+                                         {"user:b", {choice{choice_purpose::user, 10, 2}}},
+                                         {"user:c", {choice{choice_purpose::user, 10, 3}}}}});
+  const std::uint32_t a = play.open("user:a", choice_purpose::user);
+  const std::uint32_t c = play.open("user:c", choice_purpose::user);
+  // Fewer sections, another order: a has none now, c is section 0.
+  play.start_replay(simasio::saved_tape{0, {{"user:c", {choice{choice_purpose::user, 10, 7}}}}});
+  simasio::rng ra(1, choice_purpose::user, &play, a);
+  simasio::rng rc(2, choice_purpose::user, &play, c);
+  BOOST_TEST(ra.below(10) == 0u);
+  BOOST_TEST(rc.below(10) == 7u);
+  // A positional tape with no sections answers every draw politely.
+  play.start_replay(simasio::saved_tape{0, {}, true});
+  BOOST_TEST(rc.below(10) == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(replaying_no_tape_is_a_usage_error) {
+  choice_tape play;
+  BOOST_CHECK_EXCEPTION(play.start_replay(std::shared_ptr<const simasio::saved_tape>{}), simasio::usage_error,
+                        [](const simasio::usage_error& e) {
+                          return std::string(e.what()).find("start_replay was given no tape") != std::string::npos;
+                        });
 }
 
 BOOST_AUTO_TEST_CASE(stream_keys_name_their_family) {

@@ -198,6 +198,22 @@ class choice_tape {
 
   std::string_view key_of(const lane& l) const noexcept { return {names_.data() + l.key_at, l.key_size}; }
   void link(lane& l);
+  // Open addressing on a key's hash, for the streams (index_) and the
+  // replayed tape's sections (sections_), at most half full: a slot holds
+  // the hash's low 32 bits above the entry's number + 1 (0: empty), so a
+  // probe reads an entry only when its bits match, and growing never does.
+  static std::size_t slot_of(std::uint64_t hash, std::size_t mask) noexcept {
+    return static_cast<std::uint32_t>(hash) & mask;
+  }
+  static std::uint64_t slot_value(std::uint64_t hash, std::uint32_t entry) noexcept {
+    return (std::uint64_t{static_cast<std::uint32_t>(hash)} << 32) | (std::uint64_t{entry} + 1);
+  }
+  static void place(std::vector<std::uint64_t>& slots, std::uint64_t value) noexcept;
+  static void grow(std::vector<std::uint64_t>& slots);
+  // The first of streams with this key, by sections (their index), or no_source.
+  static std::uint32_t find_section(const std::vector<std::uint64_t>& sections,
+                                    const std::vector<tape_stream>& streams, std::string_view key,
+                                    std::uint64_t hash) noexcept;
   template <class Fresh>
   std::uint64_t diverge(std::uint32_t s, std::uint64_t bound, Fresh& fresh) {
     if (mismatch_ == tape_mismatch::fail) throw_mismatch(s, bound);
@@ -215,13 +231,17 @@ class choice_tape {
   // opens tens of thousands of link streams, and a string of its own each
   // was an allocation per stream.
   std::string names_;
-  // Streams by key: open addressing on the key's hash, stream number + 1
-  // per slot (0: empty), at most half full. A world with a thousand hosts
-  // opens a stream per directed link it uses, often one per datagram: a
-  // tree of strings cost a cache miss per level.
-  std::vector<std::uint32_t> index_;
+  // Streams by key (slot_value of each stream's number). A world with a
+  // thousand hosts opens a stream per directed link it uses, often one per
+  // datagram: a tree of strings cost a cache miss per level, and slots
+  // without the hash a miss per probe.
+  std::vector<std::uint64_t> index_;
   std::shared_ptr<const saved_tape> replay_;
   std::vector<source> sources_;  // one per section of replay_
+  // replay_'s sections by key (slot_value of each section's number; the
+  // first of equal keys): a stream finds its section without a scan, which
+  // over a thousand hosts' links made a replay 60 times its recording.
+  std::vector<std::uint64_t> sections_;
   std::shared_ptr<const std::vector<std::uint8_t>> fuzz_;  // start_fuzzing
   std::size_t fuzz_cursor_ = 0;
   std::uint64_t choices_ = 0;
