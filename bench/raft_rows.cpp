@@ -9,6 +9,7 @@
 #include "../samples/03_raft_election/election.hpp"
 #include "../samples/04_raft_chaos/chaos.hpp"
 #include "groups.hpp"
+#include "handler_chain.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -88,20 +89,10 @@ double seeds_rows(const settings& s, std::vector<row>& rows, const std::string& 
 namespace asio = boost::asio;
 using namespace asio::experimental::awaitable_operators;
 
-// A chain of bare handlers, each posting the next: the least a handler step
-// costs on Asio's own io_context.
-struct chain {
-  asio::io_context& ctx;
-  std::size_t left;
-  void operator()() {
-    if (--left > 0) asio::post(ctx, chain{ctx, left});
-  }
-};
+// The least a handler step costs on Asio's own io_context.
 std::size_t asio_handlers(std::size_t n) {
   asio::io_context ctx(1);
-  asio::post(ctx, chain{ctx, n});
-  ctx.run();
-  return n;
+  return handler_chain(ctx, n);
 }
 
 // One 04 RPC's coroutines with every I/O completion replaced by a post:

@@ -2,6 +2,7 @@
 // (one thread), the same handler code in one process; and timers through
 // virtual time.
 #include "groups.hpp"
+#include "handler_chain.hpp"
 
 #include <simasio/simasio.hpp>
 
@@ -17,25 +18,6 @@ template <class Context>
 std::size_t bulk_post(Context& ctx, std::size_t n) {
   std::size_t count = 0;
   for (std::size_t i = 0; i < n; ++i) asio::post(ctx, [&count] { ++count; });
-  ctx.run();
-  return count;
-}
-
-template <class Context>
-struct chain {
-  Context& ctx;
-  std::size_t left;
-  std::size_t* count;
-  void operator()() {
-    ++*count;
-    if (--left > 0) asio::post(ctx, chain{ctx, left, count});
-  }
-};
-
-template <class Context>
-std::size_t handler_chain(Context& ctx, std::size_t n) {
-  std::size_t count = 0;
-  asio::post(ctx, chain<Context>{ctx, n, &count});
   ctx.run();
   return count;
 }
