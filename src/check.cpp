@@ -2,8 +2,10 @@
 #include <simasio/check/check.hpp>
 #include <simasio/check/fuzz.hpp>
 
+#include <simasio/detail/access.hpp>
 #include <simasio/detail/env.hpp>
 #include <simasio/detail/format.hpp>
+#include <simasio/detail/world_core.hpp>
 #include <simasio/log/log.hpp>
 #include <simasio/random/tape_file.hpp>
 #include <simasio/trace/export.hpp>
@@ -12,6 +14,7 @@
 
 #include <boost/core/demangle.hpp>
 
+#include "check/isolation.hpp"
 #include "name_hash.hpp"
 
 #include <algorithm>
@@ -20,6 +23,8 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -32,6 +37,16 @@
 namespace simasio {
 namespace {
 
+// One run of a scenario: which seed, on which world options, and what to
+// keep of it besides the outcome.
+struct run_request {
+  world_options opts;
+  std::uint64_t seed = 0;
+  bool fail_on_stall = false;
+  bool events = false;  // the recorded trace events (opts.record_trace), the hosts' names and omitted count
+  bool tape = false;    // the choice tape of its draws
+};
+
 struct run_outcome {
   std::exception_ptr error;
   std::string what;
@@ -43,39 +58,149 @@ struct run_outcome {
   std::uint64_t step = 0;
   std::uint64_t trace_hash = 0;
   std::string faults;  // swarm testing: the drawn mix
+  bool needs_isolation = false;  // automatic isolation: it stopped at its first spawn, to run in a child
+  std::map<std::string, std::uint64_t> counts;  // count_in_run
+  // Kept as run_request asked:
+  std::vector<trace_event> events;
+  std::vector<std::string> names;
+  std::uint64_t omitted = 0;
+  saved_tape tape;
 };
 
-run_outcome run_seed(const std::function<void(world&)>& scenario, world_options opts, std::uint64_t seed,
-                     bool fail_on_stall, std::vector<trace_event>* events = nullptr,
-                     saved_tape* tape = nullptr, std::vector<std::string>* host_names = nullptr,
-                     std::uint64_t* omitted = nullptr) {
-  opts.seed = seed;
-  if (tape != nullptr) opts.record_tape = true;
+// The counts of the run on this thread (count_in_run), or null.
+thread_local std::map<std::string, std::uint64_t>* run_counts = nullptr;
+
+// What a request keeps of world w, into out.
+void keep_records(world& w, const run_request& req, run_outcome& out) {
+  if (req.events) {
+    const auto& all = w.events().events();
+    const std::size_t keep = std::min(all.size(), req.opts.record_trace_limit);
+    out.events.assign(all.end() - static_cast<std::ptrdiff_t>(keep), all.end());
+    out.omitted = w.events().events_omitted() + (all.size() - keep);
+    out.names.clear();
+    for (host* h : w.hosts()) out.names.push_back(h->name());
+  }
+  if (req.tape) out.tape = w.tape().recorded(w.options().seed);
+  out.reached = w.reachability();
+  out.time = w.now();
+  out.step = w.steps();
+  out.trace_hash = w.trace_hash();
+}
+
+// An outcome as bytes, for a seed that ran in a process of its own.
+std::string encode(const run_outcome& o) {
+  detail::isolation::writer w;
+  w.u64(o.error ? 1 : 0);
+  w.str(o.what);
+  w.str(o.type);
+  w.str(o.signature);
+  w.u64(o.log.size());
+  for (const auto& line : o.log) w.str(line);
+  w.u64(o.reached.size());
+  for (const auto& [name, hit] : o.reached) {
+    w.str(name);
+    w.u64(hit ? 1 : 0);
+  }
+  w.u64(static_cast<std::uint64_t>(o.time.count()));
+  w.u64(o.step);
+  w.u64(o.trace_hash);
+  w.str(o.faults);
+  w.u64(o.counts.size());
+  for (const auto& [name, n] : o.counts) {
+    w.str(name);
+    w.u64(n);
+  }
+  w.raw(o.events.data(), o.events.size() * sizeof(trace_event));
+  w.u64(o.names.size());
+  for (const auto& n : o.names) w.str(n);
+  w.u64(o.omitted);
+  w.str(o.tape.streams.empty() && !o.tape.positional ? std::string() : format_tape(o.tape));
+  return w.bytes();
+}
+
+// A failure that happened in a seed's own process: its text came back, its
+// exception object did not.
+class isolated_failure : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The outcome a child sent; a cut-short message reads as far as it goes.
+run_outcome decode(const std::string& bytes) {
+  detail::isolation::reader r(bytes);
+  run_outcome o;
+  // Counts come from the child: never trust one to size memory at once.
+  auto count = [&r, &bytes] { return std::min<std::uint64_t>(r.u64(), bytes.size()); };
+  const bool failed = r.u64() != 0;
+  o.what = r.str();
+  o.type = r.str();
+  o.signature = r.str();
+  for (std::uint64_t n = count(); n > 0 && r.ok(); --n) o.log.push_back(r.str());
+  for (std::uint64_t n = count(); n > 0 && r.ok(); --n) {
+    std::string name = r.str();
+    o.reached.emplace_back(std::move(name), r.u64() != 0);
+  }
+  o.time = duration(static_cast<std::int64_t>(r.u64()));
+  o.step = r.u64();
+  o.trace_hash = r.u64();
+  o.faults = r.str();
+  for (std::uint64_t n = count(); n > 0 && r.ok(); --n) {
+    std::string name = r.str();
+    o.counts[name] += r.u64();
+  }
+  const std::string events = r.str();
+  o.events.resize(events.size() / sizeof(trace_event));
+  if (!o.events.empty()) std::memcpy(o.events.data(), events.data(), o.events.size() * sizeof(trace_event));
+  for (std::uint64_t n = count(); n > 0 && r.ok(); --n) o.names.push_back(r.str());
+  o.omitted = r.u64();
+  const std::string tape = r.str();
+  if (!tape.empty()) o.tape = parse_tape(tape, "a seed's process");
+  if (failed) o.error = std::make_exception_ptr(isolated_failure(o.what));
+  return o;
+}
+
+// One run in this process. With stop_at_spawn (automatic isolation), the
+// run stops at its first host::spawn and says it needs a process of its own.
+run_outcome run_seed(const std::function<void(world&)>& scenario, const run_request& req, bool stop_at_spawn) {
+  world_options opts = req.opts;
+  opts.seed = req.seed;
+  if (req.tape) opts.record_tape = true;
   run_outcome out;
+  std::map<std::string, std::uint64_t>* const outer_counts = std::exchange(run_counts, &out.counts);
   world w(opts);
-  struct keep_records {
+  struct leave {
     world& w;
-    std::vector<trace_event>* events;
-    saved_tape* tape;
-    std::vector<std::string>* names;
-    std::uint64_t* omitted;
-    std::size_t limit;
-    ~keep_records() {
-      if (events != nullptr) {
-        const auto& all = w.events().events();
-        const std::size_t keep = std::min(all.size(), limit);
-        events->assign(all.end() - static_cast<std::ptrdiff_t>(keep), all.end());
-        if (omitted != nullptr) *omitted = w.events().events_omitted() + (all.size() - keep);
-      }
-      if (tape != nullptr) *tape = w.tape().recorded(w.options().seed);
-      if (names != nullptr)
-        for (host* h : w.hosts()) names->push_back(h->name());
+    const run_request& req;
+    run_outcome& out;
+    std::map<std::string, std::uint64_t>* outer;
+    ~leave() {
+      keep_records(w, req, out);
+      run_counts = outer;
+      if (detail::isolation::in_child()) detail::isolation::set_last_words(nullptr);
     }
-  } keep{w, events, tape, host_names, omitted, opts.record_trace_limit};
+  } keep{w, req, out, outer_counts};
+  if (detail::isolation::in_child()) {
+    // A fatal signal ends this process: what the run drew and traced so far
+    // is what the parent can shrink and draw.
+    detail::isolation::set_last_words([&w, &req, &out](int) {
+      run_outcome partial;
+      partial.counts = out.counts;
+      keep_records(w, req, partial);
+      partial.log = log::recent_lines(w);
+      return encode(partial);
+    });
+  }
+  struct restart_guard {
+    bool before;
+    explicit restart_guard(bool on) : before(std::exchange(detail::spawn_restarts_isolated, on)) {}
+    ~restart_guard() { detail::spawn_restarts_isolated = before; }
+  } restart{stop_at_spawn};
   try {
     scenario(w);
-    if (fail_on_stall && w.stalled())
+    if (req.fail_on_stall && w.stalled())
       throw std::runtime_error("deadlock: the world stalled with work outstanding; " + w.pending_report());
+  } catch (const detail::isolation_needed&) {
+    out.needs_isolation = true;
   } catch (const invariant_error& e) {
     out.error = std::current_exception();
     out.what = e.what();
@@ -97,14 +222,90 @@ run_outcome run_seed(const std::function<void(world&)>& scenario, world_options 
     out.type = "unknown";
     out.signature = out.type;
   }
+  // A spawn refused for isolation that the scenario caught and went on from:
+  // what it did after says nothing, run it isolated all the same.
+  if (stop_at_spawn && detail::access::core(w).os_state_used()) out.needs_isolation = true;
+  if (out.needs_isolation) return out;
   if (out.error) out.log = log::recent_lines(w);
-  out.reached = w.reachability();
-  out.time = w.now();
-  out.step = w.steps();
-  out.trace_hash = w.trace_hash();
   if (opts.swarm && out.error) out.faults = w.faults().describe();
   return out;
 }
+
+// What became of a run in a child: its message, or its death.
+run_outcome from_child(const detail::isolation::child_outcome& c) {
+  run_outcome out;
+  if (!c.message.empty()) out = decode(c.message);  // all of it, or the last words of a dying run
+  if (c.complete && !c.message.empty()) return out;
+  std::string said;
+  if (!c.output_tail.empty()) {
+    said = "; its last lines on stderr:";
+    std::size_t start = 0;
+    while (start < c.output_tail.size()) {
+      std::size_t end = c.output_tail.find('\n', start);
+      if (end == std::string::npos) end = c.output_tail.size();
+      said += "\n    " + c.output_tail.substr(start, end - start);
+      start = end + 1;
+    }
+  }
+  if (c.signal != 0) {
+    const std::string name = detail::isolation::signal_name(c.signal);
+    out.type = "simasio::fatal_signal";
+    out.what = "the run killed its process with " + name + said;
+    out.signature = out.type + ": " + name;
+  } else {
+    out.type = "simasio::process_exit";
+    out.what = "the run ended its process with exit status " + std::to_string(c.exit_status) +
+               " (exit() or a sanitizer's report outside a simulated process)" + said;
+    out.signature = out.type + ": " + std::to_string(c.exit_status);
+  }
+  out.error = std::make_exception_ptr(isolated_failure(out.what));
+  return out;
+}
+
+// SIMASIO_ISOLATION=0, 1 or auto, if set.
+std::optional<isolation> env_isolation() {
+  const auto v = detail::env_string("SIMASIO_ISOLATION");
+  if (!v) return std::nullopt;
+  if (*v == "1" || *v == "on") return isolation::on;
+  if (*v == "0" || *v == "off") return isolation::off;
+  if (*v == "auto") return isolation::automatic;
+  throw config_error("simasio: SIMASIO_ISOLATION='" + *v +
+                     "' is not a setting: use 1 (each seed in a process of its own), 0 (every seed in the test "
+                     "program) or auto (isolate when a seed spawns a process or opens an interposed file)");
+}
+
+// Runs a scenario's runs where check_options::isolation says: in this
+// process, or each in a child forked from it. Automatic isolation runs in
+// this process until a run starts a simulated process: at that spawn the
+// run stops (isolation_needed, before any process code ran, so nothing of
+// it stays here) and runs again in a child, and so does every later run.
+class seed_runner {
+ public:
+  seed_runner(const std::function<void(world&)>& scenario, isolation mode) : scenario_(scenario), mode_(mode) {}
+
+  // A quiet run (shrinking, the artifacts' run) shows nothing of a child's
+  // output: the sweep's run of that seed showed it once.
+  run_outcome run(const run_request& req, bool quiet = false) {
+    if (mode_.load() == isolation::automatic) {
+      run_outcome out = run_seed(scenario_, req, true);
+      if (!out.needs_isolation) return out;
+      mode_.store(isolation::on);
+    }
+    if (mode_.load() == isolation::off) return run_seed(scenario_, req, false);
+    return from_child(detail::isolation::run_in_child(body(req), quiet));
+  }
+
+  // Whether runs go to children (automatic: once a run spawned a process).
+  bool isolated() const noexcept { return mode_.load() == isolation::on; }
+  // What a child runs for req.
+  detail::isolation::child_body body(const run_request& req) const {
+    return [this, req] { return encode(run_seed(scenario_, req, false)); };
+  }
+
+ private:
+  const std::function<void(world&)>& scenario_;
+  std::atomic<isolation> mode_;  // automatic until a run spawns; worker threads read it
+};
 
 // @p path made absolute and normal (as it is when that fails), so a line
 // that names it works from any directory.
@@ -223,6 +424,10 @@ struct settings {
   shard_spec shard;
   bool shrink_tape = false;           // the tape is a fuzzer's find: shrink it as a seed's run would be
   bool reachability = true;           // fail a sweep in which a sometimes-condition never held
+  // SIMASIO_JOBS where check_options::jobs_from_environment is off (the
+  // Boost.Test glue, whose assertions are not thread-safe): isolated seeds
+  // run in processes of their own, where the glue may use it.
+  std::optional<unsigned> isolated_jobs;
 };
 
 // SIMASIO_SWARM=0 or 1, if set.
@@ -263,8 +468,11 @@ settings read_settings(check_options& options) {
   out.seed = detail::env_u64("SIMASIO_SEED");
   if (const auto n = detail::env_in_range("SIMASIO_SEEDS", 1, UINT64_MAX, "how many seeds the sweep runs"))
     options.seeds = *n;
-  if (const auto jobs = detail::env_in_range("SIMASIO_JOBS", 1, 1024, "worker threads"); jobs && options.jobs_from_environment)
-    options.jobs = static_cast<unsigned>(*jobs);
+  if (const auto jobs = detail::env_in_range("SIMASIO_JOBS", 1, 1024, "worker threads")) {
+    if (options.jobs_from_environment) options.jobs = static_cast<unsigned>(*jobs);
+    out.isolated_jobs = static_cast<unsigned>(*jobs);
+  }
+  if (const auto iso = env_isolation()) options.isolation = *iso;
   if (const auto verify = detail::env_in_range("SIMASIO_VERIFY", 0, 1, "0 (off) or 1 (run every seed twice and compare)"))
     options.verify_determinism = *verify == 1;
   if (const auto swarm = env_swarm()) {
@@ -298,41 +506,43 @@ std::vector<std::uint64_t> seeds_to_run(const check_options& options, const sett
 }
 
 // Runs a seed twice with full traces; a different trace is a failure that
-// names the first event where the runs part.
-run_outcome run_verified(const std::function<void(world&)>& scenario, world_options opts, std::uint64_t seed,
-                         bool fail_on_stall) {
+// names the first event where the runs part. Isolated runs compare their
+// hashes first and carry their events across only when they differ.
+run_outcome run_verified(seed_runner& runner, run_request req) {
   // The first events of each run, enough to name where they part; the
   // hashes still cover every event (a runaway stays bounded in memory).
   constexpr std::size_t kept = 1'000'000;
-  opts.record_trace = true;
-  opts.record_trace_limit = kept;
-  opts.record_trace_first = true;
-  std::vector<trace_event> first_events, second_events;
-  std::uint64_t first_hash = 0;
-  std::vector<std::string> first_names, second_names;
-  run_outcome first = run_seed(scenario, opts, seed, fail_on_stall, &first_events, nullptr, &first_names);
-  first_hash = first.trace_hash;
-  run_outcome second = run_seed(scenario, opts, seed, fail_on_stall, &second_events, nullptr, &second_names);
-  if (first.error || second.trace_hash == first_hash) return first.error ? first : second;
+  req.opts.record_trace = true;
+  req.opts.record_trace_limit = kept;
+  req.opts.record_trace_first = true;
+  req.events = !runner.isolated();
+  run_outcome first = runner.run(req);
+  req.events = !runner.isolated();
+  run_outcome second = runner.run(req);
+  if (first.error || second.trace_hash == first.trace_hash) return first.error ? first : second;
+  if (first.events.empty() && second.events.empty()) {
+    req.events = true;
+    run_outcome again = runner.run(req);
+    (again.trace_hash == first.trace_hash ? first : second).events = std::move(again.events);
+    (again.trace_hash == first.trace_hash ? first : second).names = std::move(again.names);
+  }
   std::size_t i = 0;
-  while (i < first_events.size() && i < second_events.size() && first_events[i] == second_events[i]) ++i;
-  auto show = [&](const std::vector<trace_event>& ev, const std::vector<std::string>& names, std::size_t k) {
-    if (k < ev.size()) return describe(ev[k], names);
-    return ev.size() < kept ? std::string("(the run ended)")
-                            : "(after the first " + std::to_string(kept) + " events, which are all that is kept)";
+  while (i < first.events.size() && i < second.events.size() && first.events[i] == second.events[i]) ++i;
+  auto show = [&](const run_outcome& run, std::size_t k) {
+    if (run.events.empty()) return std::string("(its events are gone: it did not repeat a third time)");
+    if (k < run.events.size()) return describe(run.events[k], run.names);
+    return run.events.size() < kept ? std::string("(the run ended)")
+                                    : "(after the first " + std::to_string(kept) + " events, which are all that is kept)";
   };
   run_outcome out = second;
-  out.what = "nondeterminism: the same seed gave trace hash " + std::to_string(first_hash) + ", then " +
+  out.what = "nondeterminism: the same seed gave trace hash " + std::to_string(first.trace_hash) + ", then " +
              std::to_string(second.trace_hash) + "; first difference at event #" + std::to_string(i) + ": " +
-             show(first_events, first_names, i) + " vs " + show(second_events, second_names, i) +
+             show(first, i) + " vs " + show(second, i) +
              ". Something outside the seed decided: a wall clock, std::random_device, an unordered container, "
              "a pointer value, or state kept from an earlier run.";
   out.type = "simasio::nondeterminism";
-  try {
-    throw std::runtime_error(out.what);
-  } catch (...) {
-    out.error = std::current_exception();
-  }
+  out.events.clear();
+  out.error = std::make_exception_ptr(std::runtime_error(out.what));
   return out;
 }
 
@@ -363,12 +573,13 @@ void trim(saved_tape& t) {
   std::erase_if(t.streams, [](const tape_stream& s) { return s.choices.empty(); });
 }
 
-std::optional<shrunk> shrink_failure(const std::function<void(world&)>& scenario, const world_options& base,
-                                     std::uint64_t seed, const std::string& signature, bool fail_on_stall,
-                                     int budget) {
-  saved_tape recorded;
-  if (run_seed(scenario, base, seed, fail_on_stall, nullptr, &recorded).signature != signature)
-    return std::nullopt;  // not reproducible: nothing to shrink
+std::optional<shrunk> shrink_failure(seed_runner& runner, const world_options& base, std::uint64_t seed,
+                                     const std::string& signature, bool fail_on_stall, int budget) {
+  run_request req{base, seed, fail_on_stall};
+  req.tape = true;
+  run_outcome first = runner.run(req, true);
+  if (first.signature != signature) return std::nullopt;  // not reproducible: nothing to shrink
+  saved_tape recorded = std::move(first.tape);
   shrunk result;
   result.original_choices = recorded.size();
   saved_tape best = std::move(recorded);
@@ -376,11 +587,12 @@ std::optional<shrunk> shrink_failure(const std::function<void(world&)>& scenario
   auto still_fails = [&](saved_tape candidate) {
     if (result.replays >= budget) return false;
     ++result.replays;
-    world_options o = base;
-    o.replay_tape = std::make_shared<const saved_tape>(std::move(candidate));
-    o.on_tape_mismatch = tape_mismatch::adapt;
-    saved_tape got;
-    if (run_seed(scenario, o, seed, fail_on_stall, nullptr, &got).signature != signature) return false;
+    run_request again = req;
+    again.opts.replay_tape = std::make_shared<const saved_tape>(std::move(candidate));
+    again.opts.on_tape_mismatch = tape_mismatch::adapt;
+    run_outcome out = runner.run(again, true);
+    if (out.signature != signature) return false;
+    saved_tape got = std::move(out.tape);
     // Keep what the program actually drew: later draws may have changed.
     trim(got);
     best = std::move(got);
@@ -504,9 +716,10 @@ check_result check_with(const std::function<void(world&)>& scenario, check_optio
   }
   const std::vector<std::uint64_t> seeds =
       options.world.replay_tape ? std::vector<std::uint64_t>{options.first_seed} : seeds_to_run(options, set);
+  seed_runner runner(scenario, options.isolation);
+  auto request = [&](std::uint64_t seed) { return run_request{options.world, seed, options.fail_on_stall}; };
   auto run_one = [&](std::uint64_t seed) {
-    return options.verify_determinism ? run_verified(scenario, options.world, seed, options.fail_on_stall)
-                                      : run_seed(scenario, options.world, seed, options.fail_on_stall);
+    return options.verify_determinism ? run_verified(runner, request(seed)) : runner.run(request(seed));
   };
 
   // Seeds are handed out in order; a worker stops once its next seed lies
@@ -518,33 +731,60 @@ check_result check_with(const std::function<void(world&)>& scenario, check_optio
   std::mutex mutex;
   std::optional<run_outcome> failed;
   std::map<std::string, std::uint64_t> reached;
+  std::map<std::string, std::uint64_t> counts;
+  std::vector<std::pair<std::size_t, std::uint64_t>> hashes;  // seed index, trace hash
+  auto note = [&](std::size_t i, run_outcome out) {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (const auto& [name, hit] : out.reached) reached[name] += hit ? 1 : 0;
+    for (const auto& [what, n] : out.counts) counts[what] += n;
+    hashes.emplace_back(i, out.trace_hash);
+    if (out.error && i < first_failure.load()) {
+      first_failure.store(i);
+      failed = std::move(out);
+    }
+  };
   auto worker = [&] {
     for (;;) {
       const std::size_t i = next.fetch_add(1);
       if (i >= seeds.size() || i > first_failure.load()) return;
-      run_outcome out = run_one(seeds[i]);
-      std::lock_guard<std::mutex> lock(mutex);
-      for (const auto& [name, hit] : out.reached) reached[name] += hit ? 1 : 0;
-      if (!out.error) continue;
-      if (i < first_failure.load()) {
-        first_failure.store(i);
-        failed = std::move(out);
-      }
+      note(i, run_one(seeds[i]));
     }
   };
+  // The first seed before the others start: under automatic isolation, a
+  // scenario that spawns processes is known to need it from there on.
+  if (!seeds.empty()) note(next++, run_one(seeds[0]));
+  if (runner.isolated() && !options.jobs_from_environment && set.isolated_jobs) options.jobs = *set.isolated_jobs;
   const unsigned jobs = static_cast<unsigned>(std::min<std::size_t>(options.jobs, std::max<std::size_t>(seeds.size(), 1)));
-  if (jobs <= 1) {
+  if (jobs <= 1 || (runner.isolated() && options.verify_determinism)) {
     worker();
+  } else if (runner.isolated()) {
+    // Isolated seeds in parallel: up to `jobs` children at once, forked
+    // from this thread (a fork copies only the thread that calls it).
+    detail::isolation::children pool;
+    for (;;) {
+      while (pool.running() < jobs && next < seeds.size() && next <= first_failure.load()) {
+        pool.start(next, runner.body(request(seeds[next])));
+        ++next;
+      }
+      if (pool.running() == 0) break;
+      auto [i, outcome] = pool.wait_any();
+      note(static_cast<std::size_t>(i), from_child(outcome));
+    }
   } else {
     std::vector<std::thread> threads;
     threads.reserve(jobs);
     for (unsigned j = 0; j < jobs; ++j) threads.emplace_back(worker);
     for (auto& t : threads) t.join();
   }
+  std::sort(hashes.begin(), hashes.end());
+  std::erase_if(hashes, [&](const auto& h) { return h.first > first_failure.load(); });
 
   const std::string name = options.name.empty() ? "scenario" : options.name;
   check_result result;
   result.reached = std::move(reached);
+  result.counts = std::move(counts);
+  for (const auto& [i, hash] : hashes) result.trace_hashes.emplace_back(seeds[i], hash);
+  result.isolated = runner.isolated();
   if (!failed) {
     result.runs = seeds.size();
     // Reachability: a declared condition no run reached fails the sweep.
@@ -606,7 +846,7 @@ check_result check_with(const std::function<void(world&)>& scenario, check_optio
     f.not_shrunk = "a runaway is not shrunk (each try would run all " + std::to_string(options.world.max_steps) +
                    " steps again)";
   } else {
-    if (auto s = shrink_failure(scenario, options.world, f.seed, failed->signature, options.fail_on_stall,
+    if (auto s = shrink_failure(runner, options.world, f.seed, failed->signature, options.fail_on_stall,
                                 options.shrink_budget)) {
       const std::string dir = artifacts_dir(options);
       std::error_code ec;
@@ -629,13 +869,14 @@ check_result check_with(const std::function<void(world&)>& scenario, check_optio
   if (options.artifacts && !nondeterminism) {
     // The failing seed once more, with its last events recorded (replay is
     // exact); a long or runaway run keeps only the last max_trace_events.
-    world_options traced = options.world;
-    traced.record_trace = true;
-    traced.record_trace_limit = std::max<std::size_t>(options.max_trace_events, 1);
-    std::vector<trace_event> events;
-    std::vector<std::string> names;
-    std::uint64_t omitted = 0;
-    run_seed(scenario, traced, f.seed, options.fail_on_stall, &events, nullptr, &names, &omitted);
+    run_request traced = request(f.seed);
+    traced.opts.record_trace = true;
+    traced.opts.record_trace_limit = std::max<std::size_t>(options.max_trace_events, 1);
+    traced.events = true;
+    const run_outcome again = runner.run(traced, true);
+    const std::vector<trace_event>& events = again.events;
+    const std::vector<std::string>& names = again.names;
+    const std::uint64_t omitted = again.omitted;
     const std::string dir = artifacts_dir(options);
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
@@ -701,10 +942,15 @@ std::string failure_report(const failure& f, const std::string& name) {
 
 std::string command_line() { return quoted_command_line(); }
 
+void count_in_run(std::string_view what) {
+  if (run_counts != nullptr) ++(*run_counts)[std::string(what)];
+}
+
 void replay(std::function<void(world&)> scenario, std::uint64_t seed, world_options options) {
   if (const auto tape = env_tape(options)) seed = tape->seed;
   if (const auto swarm = env_swarm()) options.swarm = *swarm;
-  run_outcome out = run_seed(scenario, options, seed, false);
+  seed_runner runner(scenario, env_isolation().value_or(isolation::automatic));
+  run_outcome out = runner.run(run_request{options, seed, false});
   if (!out.error) return;
   const std::string msg = "simasio: seed=" + std::to_string(seed) + " t=" + detail::format_time(out.time) +
                           " step=" + std::to_string(out.step) + ": " + out.what;
@@ -738,6 +984,7 @@ check_options check_options_of(const fuzz_options& f, const world_options& world
   c.jobs = 1;
   c.jobs_from_environment = false;
   c.shard_seeds = false;
+  c.isolation = f.isolation;
   return c;
 }
 
@@ -756,12 +1003,18 @@ std::optional<failure> fuzz_run(const std::uint8_t* data, std::size_t size,
   world_options o = fuzz_world(options);
   const std::uint64_t seed = fuzz_seed(data, size);
   if (size > 8) o.fuzz_input = std::make_shared<const std::vector<std::uint8_t>>(data + 8, data + size);
-  const run_outcome out = run_seed(scenario, o, seed, options.fail_on_stall);
+  // The input's run is in this process, where the fuzzer sees its coverage,
+  // unless isolation is on; what follows a failure is isolated as check()'s runs are.
+  seed_runner input_runner(scenario, options.isolation == isolation::on ? isolation::on : isolation::off);
+  const run_outcome out = input_runner.run(run_request{o, seed, options.fail_on_stall});
   if (!out.error) return std::nullopt;
   // The run once more, recorded: its draws are a tape that replays it
   // without the input (and without the fuzzer).
-  saved_tape tape;
-  const run_outcome again = run_seed(scenario, o, seed, options.fail_on_stall, nullptr, &tape);
+  seed_runner runner(scenario, env_isolation().value_or(options.isolation));
+  run_request recorded{o, seed, options.fail_on_stall};
+  recorded.tape = true;
+  run_outcome again = runner.run(recorded);
+  saved_tape tape = std::move(again.tape);
   check_options c = check_options_of(options, o);
   // The failures fuzz_run words itself (check_with prints the ones it finds).
   auto reported = [&c](failure f) {

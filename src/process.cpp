@@ -156,6 +156,8 @@ boost::context::fiber process_entry(process_state& p, boost::context::fiber&& ca
 
 }  // namespace
 
+constinit thread_local bool spawn_restarts_isolated = false;
+
 void world_core::process_deleter::operator()(process_state* p) const noexcept { delete p; }
 
 namespace {
@@ -200,6 +202,8 @@ std::shared_ptr<const process_status> world_core::spawn(simasio::host& h, host_s
                       "restart() runs again");
   if (!main) throw usage_error("simasio: host::spawn on host '" + hs.name + "' was given an empty function");
   const auto pid = static_cast<std::uint32_t>(processes_.size());
+  note_os_state();
+  if (spawn_restarts_isolated) throw isolation_needed{};
   static std::once_flag terminate_installed;
   std::call_once(terminate_installed, [] { previous_terminate = std::set_terminate(&on_terminate); });
   processes_.emplace_back(new process_state(*this, h, hs, pid, std::move(main)));

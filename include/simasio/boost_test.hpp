@@ -90,16 +90,18 @@ class quiet_sweep {
 };
 
 // SIMASIO_JOBS asks for threads; Boost.Test's assertions are not
-// thread-safe, so the glue runs seeds on the test's thread and says so once.
-inline void note_jobs_ignored() {
+// thread-safe, so the glue runs seeds on the test's thread (isolated seeds,
+// each in a process of its own, may run SIMASIO_JOBS at once) and says so once.
+inline void note_jobs_ignored(const check_result& r) {
   static bool said = false;
   const auto jobs = detail::env_in_range("SIMASIO_JOBS", 1, 1024, "worker threads");
-  if (said || !jobs || *jobs <= 1) return;
+  if (said || r.isolated || !jobs || *jobs <= 1) return;
   said = true;
   std::fprintf(stderr,
-               "simasio: SIMASIO_JOBS=%llu: SIMASIO_TEST_CASE runs its seeds on the test's own thread, because "
-               "Boost.Test's assertions are not thread-safe (a failure could be charged to another seed); to "
-               "spread a sweep over cores, shard it: simasio_add_sweep(... SHARDS n) and ctest -j\n",
+               "simasio: SIMASIO_JOBS=%llu: SIMASIO_TEST_CASE ran its seeds on the test's own thread, because "
+               "Boost.Test's assertions are not thread-safe (a failure could be charged to another seed); isolated "
+               "seeds (SIMASIO_ISOLATION=1) run SIMASIO_JOBS processes at once, or shard the sweep: "
+               "simasio_add_sweep(... SHARDS n) and ctest -j\n",
                static_cast<unsigned long long>(*jobs));
 }
 
@@ -112,7 +114,8 @@ inline void note_jobs_ignored() {
 /// more with Boost.Test listening, so its assertions show (and count)
 /// once, followed by the lines of DESIGN.md §6 (BOOST_ERROR).
 /// Runs serially (Boost.Test's assertions are not thread-safe): SIMASIO_JOBS
-/// is not used here, and a note says so.
+/// is not used here, and a note says so, unless the seeds are isolated
+/// (each in a process of its own, which may run side by side).
 inline void run_case(std::uint64_t seeds, void (*body)(simasio::world&)) {
   const auto& tc = boost::unit_test::framework::current_test_case();
   const std::string name = tc.full_name();
@@ -129,7 +132,6 @@ inline void run_case(std::uint64_t seeds, void (*body)(simasio::world&)) {
     opts.shard_seeds = false;  // that seed, whatever shard this process is
     ::setenv("SIMASIO_LOG", "debug", 0);
   }
-  detail_glue::note_jobs_ignored();
   std::optional<check_result> r;
   std::exception_ptr error;
   {
@@ -169,6 +171,7 @@ inline void run_case(std::uint64_t seeds, void (*body)(simasio::world&)) {
     }
   }
   if (error) std::rethrow_exception(error);
+  detail_glue::note_jobs_ignored(*r);
   if (r->ok()) {
     BOOST_TEST_MESSAGE("simasio: " << name << ": " << r->runs << " seed(s) passed");
     return;

@@ -58,3 +58,6 @@ SIMASIO_TEST_CASE(aborts_on_seed_3, 10) {
   if (world.seed() == 3) std::abort();
   BOOST_TEST(true);
 }
+
+// Declared after aborts_on_seed_3: with the crash isolated, it still runs.
+SIMASIO_TEST_CASE(runs_after_a_crashing_case, 5) { BOOST_TEST(world.seed() < 5u); }

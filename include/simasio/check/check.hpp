@@ -44,6 +44,25 @@ bool googletest_running_a_test() noexcept;
 std::optional<shard_spec> shard_pair(const char* index_var, const char* count_var);
 }  // namespace detail
 
+/// Whether check() runs each seed in a process of its own (README, "Seed
+/// isolation"). An isolated seed runs in a child forked from the test
+/// program, which runs no seed itself: every seed starts from the program
+/// as it was before the sweep, whatever an earlier seed did to C globals,
+/// libraries' one-time state or the heap; and a seed that kills its process
+/// (abort, a failed assert, SIGSEGV, std::terminate) is that seed's failure,
+/// with the signal named, while the test program goes on. What the scenario
+/// writes into the test program's memory stays in the child: use the
+/// check_result (failure, trace_hashes, reached) to learn what happened.
+enum class isolation {
+  /// Isolate a scenario that starts simulated processes: seeds run in the
+  /// test program until one calls host::spawn (or spawn_main); that run
+  /// stops there, before any process code ran, and runs again in a child,
+  /// as every later run does. A scenario that never spawns runs as with off.
+  automatic,
+  on,   ///< every run (seeds, shrinking, replay, artifacts) in a forked child
+  off,  ///< every run in the test program itself
+};
+
 /// How check() sweeps seeds.
 struct check_options {
   std::uint64_t first_seed = 0;            ///< first seed of the sweep
@@ -65,6 +84,9 @@ struct check_options {
   /// Swarm testing: each seed draws its own fault mix (world_options::swarm,
   /// see fault_mix); SIMASIO_SWARM=1 or 0 overrides.
   bool swarm = false;
+  /// Whether each seed runs in a process of its own; SIMASIO_ISOLATION=1,
+  /// 0 or auto overrides (see simasio::isolation).
+  simasio::isolation isolation = isolation::automatic;
 };
 
 /// The first failing seed of a sweep.
@@ -95,6 +117,13 @@ struct check_result {
   std::optional<simasio::failure> failure;
   /// For each declared world::sometimes condition: in how many runs it held.
   std::map<std::string, std::uint64_t> reached;
+  /// Each seed that ran and its world's trace_hash(), in seed order (up to
+  /// and including a failing one).
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> trace_hashes;
+  /// Whether the seeds ran in processes of their own (check_options::isolation).
+  bool isolated = false;
+  /// What the seeds counted with simasio::count_in_run, summed over the runs.
+  std::map<std::string, std::uint64_t> counts;
   bool ok() const noexcept { return !failure.has_value(); }
 };
 
@@ -146,7 +175,14 @@ std::string command_line();
 /// @endcode
 bool buggify(std::string_view site);
 
-/// Runs exactly @p seed. @throws scenario_failure if the run fails.
+/// Counts one @p what in the run of the calling thread's sweep: check()
+/// sums the counts of every seed into check_result::counts, also from
+/// seeds that ran in processes of their own (where a counter in the test
+/// program's memory would stay at 0). Outside a sweep it does nothing.
+void count_in_run(std::string_view what);
+
+/// Runs exactly @p seed (isolated as SIMASIO_ISOLATION says; automatic by
+/// default). @throws scenario_failure if the run fails.
 void replay(std::function<void(world&)> scenario, std::uint64_t seed, world_options options = {});
 
 }  // namespace simasio

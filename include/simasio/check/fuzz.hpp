@@ -39,6 +39,11 @@ struct fuzz_options {
   int shrink_budget = 300;                 ///< replays shrinking may spend
   std::string artifacts_dir = ".simasio";  ///< where tapes and traces go (SIMASIO_ARTIFACTS overrides)
   bool print = true;                       ///< print the failure lines on stderr
+  /// The input's own run stays in the fuzzer's process (its coverage guides
+  /// the fuzzer) unless this is isolation::on; the runs after a failure
+  /// (again, shrinking, artifacts) are isolated as check()'s are.
+  /// SIMASIO_ISOLATION overrides for those.
+  simasio::isolation isolation = isolation::automatic;
 };
 
 /// The seed an input runs with: its first 8 bytes, little-endian (missing

@@ -107,6 +107,15 @@ struct process_wakeup {
 // the process's stack. Deliberately not a std::exception.
 struct process_exit {};
 
+// Thrown by world_core::spawn while spawn_restarts_isolated is set (check()
+// running a seed in the test program under automatic isolation): the seed
+// is about to start a simulated process, whose code may keep state in C
+// globals, so check() runs it again in a process of its own, and every
+// later seed too. Not a std::exception: code catching those lets it pass.
+struct isolation_needed {};
+// Set by check() around a run in the test program under automatic isolation.
+extern constinit thread_local bool spawn_restarts_isolated;
+
 // The usage_error for an object (a `kind`: "steady_timer", "TCP socket",
 // ...) of an io_context that outlived its world; it names the host and the
 // seed. Defined with io_context, which keeps them.
@@ -300,6 +309,11 @@ class world_core {
   // The running process's mutexes, condition variables, futexes and
   // threads (threads.cpp, for simasio::interpose); created at first use.
   thread_sync& sync();
+  // This run spawned a simulated process, whose code may keep state in C
+  // globals that outlive the world: automatic isolation (check()) runs such
+  // a scenario's seeds in processes of their own.
+  void note_os_state() noexcept { os_state_ = true; }
+  bool os_state_used() const noexcept { return os_state_; }
 
   void always(std::string name, std::function<bool()> invariant);
   void sometimes(std::string name, std::function<bool()> condition);
@@ -475,6 +489,7 @@ class world_core {
   std::vector<std::unique_ptr<process_state, process_deleter>> processes_;  // by pid
   std::vector<process_state*> run_waiters_;  // processes in io_context::run*(), in order of waiting
   process_state* current_process_ = nullptr;
+  bool os_state_ = false;  // note_os_state()
   std::exception_ptr process_misuse_;  // a killed process that swallowed its process_exit
   friend class thread_sync;
   struct thread_sync_deleter {
