@@ -45,8 +45,10 @@ void io_context::init(host& h, int concurrency_hint) {
   marker->owner = this;
   boost::asio::add_service(*this, marker);
   // Asio's special hints (BOOST_ASIO_CONCURRENCY_HINT_UNSAFE, ...) are negative: one thread.
-  detail::access::core(h.get_world())
-      .attach(state_, detail::access::state(h), *this, concurrency_hint > 1 ? concurrency_hint : 1);
+  detail::world_core& core = detail::access::core(h.get_world());
+  core.attach(state_, detail::access::state(h), *this, concurrency_hint > 1 ? concurrency_hint : 1);
+  // Made by a process's code: it is that process's, and dies with it.
+  if (detail::running_core_tls == &core && core.in_process()) state_.owner = core.calling_owner();
 }
 
 io_context::~io_context() {

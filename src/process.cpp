@@ -10,16 +10,24 @@
 // and switches back. So the fiber never runs concurrently with a handler,
 // and a world that never spawns takes no path of this file.
 #include "asio_memory.hpp"
+#include "process_image.hpp"
 #include "process_state.hpp"
 
 #include <simasio/detail/format.hpp>
+#include <simasio/detail/interpose.hpp>
 #include <simasio/error.hpp>
 #include <simasio/host.hpp>
 #include <simasio/process.hpp>
 
 #include <boost/context/protected_fixedsize_stack.hpp>
 
+#include <boost/core/demangle.hpp>
+
 #include <cxxabi.h>
+
+#include <csignal>
+#include <cstring>
+#include <typeinfo>
 
 #include <exception>
 #include <mutex>
@@ -137,6 +145,11 @@ boost::context::fiber process_entry(process_state& p, boost::context::fiber&& ca
     p.how = returned;
   } catch (const process_exit&) {
     p.how = killed;
+  } catch (const thread_exit_unwind& e) {
+    // pthread_exit: this thread is over; main()'s leaves the process to its threads.
+    p.retval = e.retval;
+    p.how = returned;
+    if (!p.is_thread) p.main_exited = true;
   } catch (...) {
     if (p.killed) {
       p.how = killed;  // whatever a dying process throws dies with it
@@ -160,6 +173,21 @@ constinit thread_local bool spawn_restarts_isolated = false;
 
 void world_core::process_deleter::operator()(process_state* p) const noexcept { delete p; }
 
+void world_core::images_deleter::operator()(process_images* i) const noexcept { delete i; }
+
+void world_core::switch_images(std::uint32_t owner) { images_->switch_to(owner); }
+
+void world_core::forget_images(std::uint32_t owner) noexcept {
+  if (images_) images_->forget(owner);
+}
+
+const void* world_core::sync_key(const void* addr) const noexcept {
+  if (!images_ || images_->registry().region_of(addr) < 0) return addr;
+  // Top bits no user-space address has: the live owner's own object there.
+  return reinterpret_cast<const void*>(reinterpret_cast<std::uintptr_t>(addr) |
+                                       (static_cast<std::uintptr_t>(images_->live() & 0xffff) << 48));
+}
+
 namespace {
 
 // The fiber running on this OS thread, if any.
@@ -171,9 +199,27 @@ std::terminate_handler previous_terminate = nullptr;
 // a std::thread still joinable, a destructor that throws) is not the end
 // of the test program: as the kernel discards a crashed process, the rest
 // of that stack is discarded, never run.
+// What std::terminate was called for: the exception in flight, if any.
+std::string terminate_reason() {
+  std::string why = "std::terminate was called";
+  if (const std::exception_ptr e = std::current_exception()) {
+    try {
+      std::rethrow_exception(e);
+    } catch (const std::exception& x) {
+      why += " with an exception in flight (" + boost::core::demangle(typeid(x).name()) + ": " + x.what() + ")";
+    } catch (...) {
+      why += " with an exception in flight";
+    }
+  }
+  return why;
+}
+
 [[noreturn]] void on_terminate() {
   process_state* p = running_fiber_tls;
   if (p != nullptr && p->killed && !p->parked) p->core->abandon(*p);
+  // A live process that calls std::terminate dies of SIGABRT, alone.
+  if (p != nullptr && !p->parked && !p->dying && p->core->in_process())
+    p->core->end_running_process(signaled, SIGABRT, terminate_reason());
   if (previous_terminate != nullptr) previous_terminate();
   std::abort();
 }
@@ -204,6 +250,18 @@ std::shared_ptr<const process_status> world_core::spawn(simasio::host& h, host_s
   const auto pid = static_cast<std::uint32_t>(processes_.size());
   note_os_state();
   if (spawn_restarts_isolated) throw isolation_needed{};
+  if (!images_ && opts_.process_libraries != nullptr && *opts_.process_libraries != '\0') {
+    const std::string list = opts_.process_libraries;
+    std::vector<std::string> names;
+    std::size_t start = 0;
+    while (start <= list.size()) {
+      const std::size_t end = std::min(list.find(':', start), list.size());
+      if (end > start) names.push_back(list.substr(start, end - start));
+      start = end + 1;
+    }
+    const image_registry& registry = image_registry::get(names);
+    if (!registry.regions().empty()) images_.reset(new process_images(registry));
+  }
   static std::once_flag terminate_installed;
   std::call_once(terminate_installed, [] { previous_terminate = std::set_terminate(&on_terminate); });
   processes_.emplace_back(new process_state(*this, h, hs, pid, std::move(main)));
@@ -265,6 +323,7 @@ void world_core::switch_to(process_state& p) {
   current_process_ = &p;
   current_ = &p.sched;
   p.state = process_state::phase::running;
+  if (images_) images_->switch_to(p.group + 1);  // its own globals of the process_libraries
   process_state* const outer_fiber = running_fiber_tls;
   running_fiber_tls = &p;
   void* fake = nullptr;
@@ -280,30 +339,62 @@ void world_core::switch_to(process_state& p) {
 void world_core::resume_process(process_state& p) {
   if (p.state == process_state::phase::ended || p.killed) return;
   switch_to(p);
+  if (group_end_.pending) {
+    finish_group_end();  // p (or the process whose thread p is) called exit() or abort()
+    if (abnormal_) std::rethrow_exception(std::exchange(abnormal_, nullptr));
+    return;
+  }
   if (p.state == process_state::phase::ended) {
+    if (p.how == threw) {
+      // As on Linux, an exception nothing caught ends the process with
+      // SIGABRT (std::terminate), its threads with it.
+      process_state& leader = *processes_[p.group];
+      leader.status->signal = SIGABRT;
+      leader.status->why = "an uncaught exception";
+    }
     end_process(p, p.how);
     end_group_threads(p);
-    if (p.how == threw) std::rethrow_exception(std::exchange(p.error, nullptr));
+    if (p.how == threw) {
+      std::exception_ptr error = std::exchange(p.error, nullptr);
+      if (opts_.abnormal_exits_fail) std::rethrow_exception(error);
+    }
   }
 }
 
 void world_core::end_process(process_state& p, int how) noexcept {
   p.state = process_state::phase::ended;
-  p.status->ended = true;
-  p.status->killed = how == killed;
-  p.status->threw = how == threw;
+  // main() left with pthread_exit: the process is over when its last thread is.
+  if (!p.main_exited) {
+    p.status->ended = true;
+    p.status->killed = how == killed;
+    p.status->threw = how == threw;
+  }
+  if (!p.is_thread && !p.main_exited) forget_images(p.group + 1);
   record(event_kind::process_end, p.sched.host->id, p.pid, static_cast<std::uint64_t>(how));
   // Threads blocked in pthread_join (std::thread::join) on it may go on.
   for (sync_waiter* w : std::exchange(p.joiners, {})) {
     w->woken = true;
     wake(w->pid, w->generation);
   }
+  if (p.is_thread) {
+    process_state& leader = *processes_[p.group];
+    if (leader.main_exited && !leader.status->ended) {
+      bool alone = true;
+      for (const auto& q : processes_)
+        if (q->group == p.group && q->state != process_state::phase::ended) alone = false;
+      if (alone) {
+        leader.status->ended = true;
+        leader.status->exit_code = 0;  // as exit(0) after the last thread
+        forget_images(p.group + 1);
+      }
+    }
+  }
 }
 
 // A process's function returned (or threw): as exit() does, that ends the
 // threads it started, which are unwound like a crash's.
 void world_core::end_group_threads(const process_state& main) {
-  if (main.is_thread) return;
+  if (main.is_thread || main.main_exited) return;
   for (std::size_t i = processes_.size(); i-- > main.pid + 1;) {
     process_state& t = *processes_[i];
     if (t.is_thread && t.group == main.pid && t.state != process_state::phase::ended) kill(t);
@@ -476,6 +567,11 @@ void world_core::kill(process_state& p) {
   if (p.state != process_state::phase::blocked || p.parked) return;
   detach_waits(p);
   switch_to(p);
+  if (group_end_.pending) {
+    finish_group_end();  // its unwinding called exit() or abort(): it ends as that says
+    abnormal_ = nullptr;  // a crash was killing it: that is no failure of its own
+    return;
+  }
   if (p.state == process_state::phase::ended || p.abandoned) end_process(p, killed);
 }
 
@@ -508,6 +604,105 @@ void world_core::describe_processes(std::ostream& os) const {
     else if (p->resume_queued) os << "runnable";
     else if (p->state == process_state::phase::blocked) os << "blocked in " << p->waiting_for;
     else os << "running";
+  }
+}
+
+std::uint32_t world_core::calling_owner() const noexcept {
+  if (current_process_ != nullptr) return current_process_->group + 1;
+  return current_ != nullptr ? current_->owner : 0;
+}
+
+namespace {
+
+std::string signal_text(int sig) {
+  const char* abbrev = ::sigabbrev_np(sig);
+  const char* text = ::strsignal(sig);
+  std::string out = abbrev != nullptr ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
+  if (text != nullptr) out += std::string(" (") + text + ")";
+  return out;
+}
+
+}  // namespace
+
+[[noreturn]] void world_core::end_running_process(int how, int value, std::string why) {
+  process_state& p = *current_process_;
+  if (!group_end_.pending) group_end_ = group_end{true, p.group, how, value, std::move(why)};
+  // An exception that was unwinding this stack stays in flight for good.
+  if (std::uncaught_exceptions() > 0) {
+    struct eh_globals {
+      void* caught;
+      unsigned int uncaught;
+    };
+    --reinterpret_cast<eh_globals*>(abi::__cxa_get_globals())->uncaught;
+  }
+  park_for_good(p);
+}
+
+[[noreturn]] void world_core::exit_running_thread(void* retval) { throw thread_exit_unwind{retval}; }
+
+void world_core::end_group_fibers(std::uint32_t group, int how, int value) noexcept {
+  const std::uint64_t b = static_cast<std::uint64_t>(how) | (static_cast<std::uint64_t>(value & 0xffffff) << 8);
+  // Newest first, as a crash unwinds; none of them runs again.
+  for (std::size_t i = processes_.size(); i-- > group;) {
+    process_state& q = *processes_[i];
+    if (q.group != group || q.state == process_state::phase::ended) continue;
+    if (q.resume_queued) {
+      make_unrunnable(q.sched);
+      while (!q.sched.ready.empty()) {
+        q.sched.ready.pop();
+        --q.sched.work;
+      }
+      q.resume_queued = false;
+    }
+    detach_waits(q);
+    if (q.state == process_state::phase::fresh) {
+      q.main = nullptr;
+    } else if (!q.parked) {
+      q.parked = true;  // its stack stays as it is, never resumed
+      keep_stack(q.stack_bottom, q.stack_size);
+    }
+    q.killed = true;  // wake-ups for it are stale
+    q.state = process_state::phase::ended;
+    q.joiners.clear();  // they are of this process too
+    if (!q.is_thread) {
+      q.status->ended = true;
+      if (how == exited) q.status->exit_code = value;
+      if (how == signaled) q.status->signal = value;
+    }
+    record(event_kind::process_end, q.sched.host->id, q.pid, b);
+  }
+}
+
+void world_core::finish_group_end() {
+  const group_end end = std::move(group_end_);
+  group_end_ = group_end{};
+  process_state& leader = *processes_[end.group];
+  host_state& host = *leader.sched.host;
+  end_group_fibers(end.group, end.how, end.value);
+  if (end.how == signaled) leader.status->why = end.why;
+  // The OS's part: what the process made dies with it.
+  const std::uint32_t owner = end.group + 1;
+  for (context_state* ctx : contexts_) {
+    if (ctx == nullptr || ctx->owner != owner || ctx->dead) continue;
+    ctx->dead = true;
+    make_unrunnable(*ctx);
+    if (ctx->busy) {
+      ctx->busy = false;
+      cancel(*ctx->busy_end);
+    }
+    while (!ctx->ready.empty()) drop(*ctx, ctx->ready.pop());
+    for (pending_source* src : ctx->sources) src->abandon();
+  }
+  if (close_owned) close_owned(owner);
+  forget_group_sync(end.group);
+  forget_images(owner);
+  if (end.how == signaled && opts_.abnormal_exits_fail && !abnormal_) {
+    std::string what = "simasio: process #" + std::to_string(end.group) + " of host '" + host.name +
+                       "' ended abnormally, killed by " + signal_text(end.value);
+    if (!end.why.empty()) what += ": " + end.why;
+    what += ". Its host and the world go on; a scenario that expects such crashes sets "
+            "world_options::abnormal_exits_fail = false and reads process::signal()";
+    abnormal_ = std::make_exception_ptr(abnormal_exit(what, host.name, end.group, end.value));
   }
 }
 

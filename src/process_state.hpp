@@ -7,6 +7,9 @@
 
 #include <boost/context/fiber.hpp>
 
+#include <csignal>
+#include <map>
+
 #include <cstdint>
 #include <exception>
 #include <functional>
@@ -15,8 +18,14 @@
 
 namespace simasio::detail {
 
-// How a process's function ended (process_end's trace value).
-enum end_how : int { returned = 0, threw = 1, killed = 2 };
+// How a process's function ended (process_end's trace value, the low byte
+// of b; exited and signaled put the status or signal in the next byte).
+enum end_how : int { returned = 0, threw = 1, killed = 2, exited = 3, signaled = 4 };
+
+// Unwinds a thread that called pthread_exit. Not a std::exception.
+struct thread_exit_unwind {
+  void* retval;
+};
 
 // A process (or one of its threads) waiting for something another one
 // does: a mutex's release, a condition variable's signal, a futex's wake,
@@ -76,6 +85,10 @@ struct process_state {
   bool parked = false;        // it swallowed process_exit: never resumed again
   bool abandoned = false;     // killed, its unwinding called std::terminate: the rest of its stack is discarded
   bool dying = false;         // its function is over; captured state is being destroyed
+  bool main_exited = false;   // main() called pthread_exit: the process lives while a thread does
+  // The signal actions the process set (sigaction, signal), kept on its
+  // group's leader: a fresh process has every action at its default.
+  std::map<int, struct sigaction> signal_actions;
   int how = returned;
   std::uint64_t generation = 0;
   const char* waiting_for = "";

@@ -23,6 +23,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
+#include <cstring>
 #include <string>
 #include <unordered_map>
 
@@ -105,6 +107,30 @@ void world_core::thread_sync_deleter::operator()(thread_sync* s) const noexcept 
 thread_sync& world_core::sync() {
   if (!sync_) sync_.reset(new thread_sync);
   return *sync_;
+}
+
+void world_core::forget_group_sync(std::uint32_t group) noexcept {
+  if (!sync_) return;
+  auto dead = [&](const sync_waiter* w) { return w->pid < processes_.size() && processes_[w->pid]->group == group; };
+  for (auto it = sync_->mutexes.begin(); it != sync_->mutexes.end();) {
+    auto& e = it->second;
+    std::erase_if(e.waiters, dead);
+    if (e.owner != nullptr && e.owner->group == group) {
+      // Held by a fiber that is gone: its memory went with the process.
+      if (e.waiters.empty()) {
+        it = sync_->mutexes.erase(it);
+        continue;
+      }
+      e.owner = nullptr;
+      e.depth = 0;
+    }
+    ++it;
+  }
+  for (auto* table : {&sync_->conds, &sync_->futexes})
+    for (auto it = table->begin(); it != table->end();) {
+      std::erase_if(it->second, dead);
+      it = it->second.empty() ? table->erase(it) : std::next(it);
+    }
 }
 
 namespace interpose {
@@ -222,7 +248,7 @@ int acquire(world_core& c, void* m, bool try_only, const real_mutex_ops& real) n
   thread_sync& sync = c.sync();
   sync_waiter w;
   for (;;) {
-    auto it = sync.mutexes.find(m);
+    auto it = sync.mutexes.find(c.sync_key(m));
     if (it != sync.mutexes.end() && it->second.owner == &p) {
       const int type = mutex_type(m);
       if (type == recursive_mutex) {
@@ -235,7 +261,7 @@ int acquire(world_core& c, void* m, bool try_only, const real_mutex_ops& real) n
     } else if (it == sync.mutexes.end() || (it->second.owner == nullptr && !it->second.outside)) {
       const int rc = real.trylock(m);
       if (rc == 0) {
-        auto& e = sync.mutexes[m];
+        auto& e = sync.mutexes[c.sync_key(m)];
         e.owner = &p;
         e.depth = 1;
         return 0;
@@ -246,21 +272,21 @@ int acquire(world_core& c, void* m, bool try_only, const real_mutex_ops& real) n
         // Another OS thread (outside the simulation) holds it: wait for it for real.
         const int locked = real.lock(m);
         if (locked != 0) return locked;
-        auto& e = sync.mutexes[m];
+        auto& e = sync.mutexes[c.sync_key(m)];
         e.owner = &p;
         e.depth = 1;
         return 0;
       }
-      sync.mutexes[m].outside = true;  // a handler or the test body holds it
+      sync.mutexes[c.sync_key(m)].outside = true;  // a handler or the test body holds it
     } else if (try_only) {
       return EBUSY;
     }
     // Wait for its release.
-    auto& e = sync.mutexes[m];
+    auto& e = sync.mutexes[c.sync_key(m)];
     thread_sync::arm(c, w);
     e.waiters.push_back(&w);
     const bool ok = thread_sync::block(c, duration::max(), "std::mutex::lock (pthread_mutex_lock)");
-    auto again = sync.mutexes.find(m);
+    auto again = sync.mutexes.find(c.sync_key(m));
     if (again != sync.mutexes.end()) thread_sync::forget(again->second.waiters, &w);
     if (!ok) return EOWNERDEAD;  // its host crashed: std::mutex::lock throws, and the fiber unwinds
   }
@@ -281,7 +307,7 @@ int mutex_lock(void* m, bool try_only, const real_mutex_ops& real) noexcept {
 int mutex_lock_outside(void* m, bool try_only, const real_mutex_ops& real) noexcept {
   world_core& c = thread_sync::core();
   if (thread_sync::existing(c) == nullptr) return -1;
-  auto it = thread_sync::existing(c)->mutexes.find(m);
+  auto it = thread_sync::existing(c)->mutexes.find(c.sync_key(m));
   if (it == thread_sync::existing(c)->mutexes.end() || it->second.owner == nullptr) {
     if (it == thread_sync::existing(c)->mutexes.end() || try_only) return -1;
     const int rc = real.trylock(m);
@@ -304,7 +330,7 @@ int mutex_unlock(void* m, const real_mutex_ops& real) noexcept {
   world_core& c = thread_sync::core();
   if (thread_sync::existing(c) == nullptr) return real.unlock(m);
   thread_sync& sync = *thread_sync::existing(c);
-  auto it = sync.mutexes.find(m);
+  auto it = sync.mutexes.find(c.sync_key(m));
   if (it == sync.mutexes.end()) return real.unlock(m);
   auto& e = it->second;
   const process_state* me = c.in_process() ? &thread_sync::self(c) : nullptr;
@@ -331,7 +357,8 @@ int cond_wait(void* cond, void* m, int clock, std::int64_t abs_ns, const real_mu
   thread_sync& sync = c.sync();
   sync_waiter w;
   thread_sync::arm(c, w);
-  sync.conds[cond].push_back(&w);
+  const void* const cond_key = c.sync_key(cond);
+  sync.conds[cond_key].push_back(&w);
   struct leave {
     thread_sync& sync;
     const void* cond;
@@ -342,7 +369,7 @@ int cond_wait(void* cond, void* m, int clock, std::int64_t abs_ns, const real_mu
       thread_sync::forget(it->second, &w);
       if (it->second.empty()) sync.conds.erase(it);
     }
-  } guard{sync, cond, w};
+  } guard{sync, cond_key, w};
   mutex_unlock(m, real);
   const duration deadline = abs_ns < 0 ? duration::max() : thread_sync::world_deadline(c, clock, abs_ns);
   bool timed_out = false;
@@ -363,7 +390,7 @@ int cond_wait(void* cond, void* m, int clock, std::int64_t abs_ns, const real_mu
 bool cond_wake(void* cond, bool all) noexcept {
   world_core& c = thread_sync::core();
   if (thread_sync::existing(c) == nullptr) return false;
-  auto it = thread_sync::existing(c)->conds.find(cond);
+  auto it = thread_sync::existing(c)->conds.find(c.sync_key(cond));
   if (it == thread_sync::existing(c)->conds.end() || it->second.empty()) return false;
   auto& list = it->second;
   if (all) {
@@ -379,6 +406,84 @@ bool cond_wake(void* cond, bool all) noexcept {
   if (list.empty()) thread_sync::existing(c)->conds.erase(it);
   if (c.in_process()) c.yield_point();  // the woken fiber may run before the notifier goes on
   return true;
+}
+
+// ---- a process's end -------------------------------------------------------------------
+
+void exit_process(int status) {
+  world_core& c = thread_sync::core();
+  c.end_running_process(exited, status & 0xff, "");
+}
+
+void end_by_signal(int signal, const char* why) {
+  world_core& c = thread_sync::core();
+  c.end_running_process(signaled, signal, why != nullptr ? why : "");
+}
+
+void exit_thread(void* retval) { thread_sync::core().exit_running_thread(retval); }
+
+namespace {
+
+// Whether a signal's default action ends a process.
+bool ends_by_default(int sig) noexcept {
+  switch (sig) {
+    case SIGCHLD: case SIGCONT: case SIGURG: case SIGWINCH:  // ignored by default
+    case SIGSTOP: case SIGTSTP: case SIGTTIN: case SIGTTOU:  // stop, not end
+      return false;
+    default:
+      return sig > 0 && sig < NSIG;
+  }
+}
+
+std::string raised_text(int sig) {
+  const char* abbrev = ::sigabbrev_np(sig);
+  return std::string("a signal it sent itself (SIG") + (abbrev != nullptr ? abbrev : std::to_string(sig).c_str()) + ")";
+}
+
+}  // namespace
+
+int process_sigaction(int sig, const void* act, void* old) noexcept {
+  if (sig <= 0 || sig >= NSIG) return EINVAL;
+  world_core& c = thread_sync::core();
+  auto& actions = thread_sync::processes(c)[thread_sync::self(c).group]->signal_actions;
+  const auto it = actions.find(sig);
+  if (old != nullptr) {
+    auto* o = static_cast<struct sigaction*>(old);
+    if (it != actions.end()) {
+      *o = it->second;
+    } else {
+      *o = {};
+      o->sa_handler = SIG_DFL;
+    }
+  }
+  if (act != nullptr) {
+    if (sig == SIGKILL || sig == SIGSTOP) return EINVAL;
+    actions[sig] = *static_cast<const struct sigaction*>(act);
+  }
+  return 0;
+}
+
+int process_raise(int sig) {
+  if (sig == 0) return 0;
+  if (sig < 0 || sig >= NSIG) return EINVAL;
+  world_core& c = thread_sync::core();
+  const auto& actions = thread_sync::processes(c)[thread_sync::self(c).group]->signal_actions;
+  const auto it = sig == SIGKILL ? actions.end() : actions.find(sig);
+  if (it != actions.end() && (it->second.sa_flags & SA_SIGINFO) != 0) {
+    siginfo_t info{};
+    info.si_signo = sig;
+    info.si_code = SI_USER;
+    it->second.sa_sigaction(sig, &info, nullptr);
+    return 0;
+  }
+  const auto handler = it != actions.end() ? it->second.sa_handler : SIG_DFL;
+  if (handler == SIG_IGN) return 0;
+  if (handler != SIG_DFL) {
+    handler(sig);
+    return 0;
+  }
+  if (!ends_by_default(sig)) return 0;
+  end_by_signal(sig, raised_text(sig).c_str());
 }
 
 // ---- sleeping ------------------------------------------------------------------------
@@ -406,7 +511,7 @@ long futex(std::uint32_t* addr, int op, std::uint32_t val, const void* timeout, 
   if (cmd == FUTEX_WAKE || cmd == FUTEX_WAKE_BITSET) {
     long woken = 0;
     if (thread_sync::existing(c) != nullptr) {
-      auto it = thread_sync::existing(c)->futexes.find(addr);
+      auto it = thread_sync::existing(c)->futexes.find(c.sync_key(addr));
       if (it != thread_sync::existing(c)->futexes.end()) {
         const std::uint32_t mask = cmd == FUTEX_WAKE_BITSET ? val3 : ~0u;
         auto& list = it->second;
@@ -451,7 +556,7 @@ long futex(std::uint32_t* addr, int op, std::uint32_t val, const void* timeout, 
   sync_waiter w;
   w.bitset = cmd == FUTEX_WAIT_BITSET ? val3 : ~0u;
   thread_sync::arm(c, w);
-  sync.futexes[addr].push_back(&w);
+  sync.futexes[c.sync_key(addr)].push_back(&w);
   bool ok = true;
   while (!w.woken && ok) {
     if (deadline != duration::max() && c.now() >= deadline) break;
@@ -459,7 +564,7 @@ long futex(std::uint32_t* addr, int op, std::uint32_t val, const void* timeout, 
     if (!w.woken && ok) thread_sync::arm(c, w);
   }
   if (!w.woken) {
-    auto it = sync.futexes.find(addr);
+    auto it = sync.futexes.find(c.sync_key(addr));
     if (it != sync.futexes.end()) {
       thread_sync::forget(it->second, &w);
       if (it->second.empty()) sync.futexes.erase(it);

@@ -196,8 +196,14 @@ std::vector<trace_field> event_fields(const trace_event& e, const std::vector<st
     case event_kind::tcp_close: return {number("connection", e.a), {"abortive", e.b != 0 ? "true" : "false", false}};
     case event_kind::signal: return {number("signal", e.a)};
     case event_kind::process_spawn: return {number("process", e.a)};
-    case event_kind::process_end:
-      return {number("process", e.a), text("how", e.b == 0 ? "returned" : e.b == 1 ? "threw" : "killed")};
+    case event_kind::process_end: {
+      static constexpr const char* hows[] = {"returned", "threw", "killed", "exited", "signaled"};
+      const std::uint64_t how = e.b & 0xff;
+      std::vector<trace_field> out{number("process", e.a), text("how", how < 5 ? hows[how] : "?")};
+      if (how == 3) out.push_back(number("status", e.b >> 8));
+      if (how == 4) out.push_back(number("signal", e.b >> 8));
+      return out;
+    }
     case event_kind::disk_io: return {text("op", to_string(static_cast<disk_op>(e.a))), number("file", e.b)};
     case event_kind::disk_fault:
       return {text("fault", to_string(static_cast<disk_fault_kind>(e.a))), number("file", e.b)};

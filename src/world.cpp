@@ -26,6 +26,11 @@ world::world(world_options options)
   core_->host_namer = [this](std::uint32_t id) {
     return id < hosts_.size() ? hosts_[id]->name() : "#" + std::to_string(id);
   };
+  core_->close_owned = [this](std::uint32_t owner) {
+    net_->close_owned(owner);
+    for (auto& h : hosts_)
+      if (auto& disk = detail::access::state(*h).disk) detail::interpose::forget_posix_files(*disk, true, owner);
+  };
   detail::register_live_world(*this);
 }
 
@@ -181,7 +186,10 @@ host::host(world& w, std::uint32_t id, std::string name, boost::asio::ip::addres
 host::~host() = default;
 
 io_context& host::context() {
-  if (!context_) context_ = std::make_unique<io_context>(*this, 1);
+  if (!context_) {
+    context_ = std::make_unique<io_context>(*this, 1);
+    detail::access::state(*context_).owner = 0;  // the host's, whoever asked for it first
+  }
   return *context_;
 }
 

@@ -359,6 +359,8 @@ void world_core::reposition(std::size_t index) noexcept {
   } guard{*this, ctx, current_};
   current_ = &ctx;
   ++ctx.handlers_run;
+  // A handler of a process's own io_context runs with that process's globals.
+  if (images_ && ctx.owner != 0) [[unlikely]] switch_images(ctx.owner);
   op->complete();
   if (ctx.context_queried || ctx.real_scheduler != nullptr) [[unlikely]] {
     current_ = guard.saved;  // completions are queued as handlers of their own
@@ -424,6 +426,8 @@ run_result world_core::run(const run_limits& limits) {
   struct run_guard {
     world_core& core;
     ~run_guard() {
+      // Back in the test body: the libraries' globals are its own again.
+      if (core.images_) core.switch_images(0);
       core.running_ = false;
       core.stop_requested_ = false;
       core.pending_exception_ = nullptr;  // an exception already left this run
@@ -499,6 +503,8 @@ std::size_t world_core::poll(context_state& ctx, std::size_t max) {
   struct run_guard {
     world_core& core;
     ~run_guard() {
+      // Back in the test body: the libraries' globals are its own again.
+      if (core.images_) core.switch_images(0);
       core.running_ = false;
       core.pending_exception_ = nullptr;
       core.refused_ = nullptr;

@@ -5,6 +5,7 @@
 #include <boost/system/error_code.hpp>
 #include <boost/system/system_error.hpp>
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -57,6 +58,25 @@ class invariant_error : public std::runtime_error {
 class runaway_error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+};
+
+/// A simulated process ended abnormally: abort(), a failed assert,
+/// std::terminate, or a fatal signal it raised (world_options::abnormal_exits_fail).
+class abnormal_exit : public std::runtime_error {
+ public:
+  abnormal_exit(const std::string& what, std::string host, std::uint32_t process, int signal)
+      : std::runtime_error(what), host_(std::move(host)), process_(process), signal_(signal) {}
+  /// The host the process ran on.
+  const std::string& host() const noexcept { return host_; }
+  /// Its process id (simasio::process::id()).
+  std::uint32_t process() const noexcept { return process_; }
+  /// The signal that ended it (SIGABRT for abort, assert and std::terminate).
+  int signal() const noexcept { return signal_; }
+
+ private:
+  std::string host_;
+  std::uint32_t process_;
+  int signal_;
 };
 
 /// simasio was used in a way that can never work (nested run inside a

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 
 namespace simasio {
 
@@ -16,6 +17,8 @@ struct process_status {
   bool killed = false;  // ended by its host's crash, or the world's end
   bool threw = false;   // an exception escaped it (and failed the run)
   std::optional<int> exit_code;
+  std::optional<int> signal;  // the signal that ended it (abort, a failed assert, std::terminate, raise, kill)
+  std::string why;            // what ended it abnormally, for reports
 };
 }  // namespace detail
 
@@ -34,9 +37,17 @@ class process {
   bool ended() const noexcept { return status_ && status_->ended; }
   /// True if a crash of its host (or the end of its world) ended it.
   bool killed() const noexcept { return status_ && status_->killed; }
-  /// What its function returned: main()'s exit code (host::spawn_main), 0
-  /// for host::spawn; empty while it runs, or if it threw or was killed.
+  /// What its function returned (main()'s exit code for host::spawn_main, 0
+  /// for host::spawn), or the status it passed to exit(), _exit() or
+  /// quick_exit(); empty while it runs, or if a signal or a crash ended it.
   std::optional<int> exit_code() const noexcept { return status_ ? status_->exit_code : std::nullopt; }
+  /// The signal that ended it, as a shell's $? would say 128 + signal:
+  /// SIGABRT for abort(), a failed assert, std::terminate and an uncaught
+  /// exception; the signal raise() or kill() sent. Empty otherwise.
+  std::optional<int> signal() const noexcept { return status_ ? status_->signal : std::nullopt; }
+  /// What ended it abnormally ("a failed assert: prog.c:12: main: Assertion
+  /// `x' failed."), empty if nothing did.
+  std::string why() const { return status_ ? status_->why : std::string(); }
 
  private:
   std::shared_ptr<const detail::process_status> status_;

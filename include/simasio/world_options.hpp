@@ -107,6 +107,18 @@ struct world_options {
   /// Stack of each simulated process (host::spawn): mapped on demand, with a
   /// guard page below it, so only the pages a process touches cost memory.
   std::size_t process_stack_size = std::size_t{1} << 20;
+  /// A simulated process that ends abnormally (abort(), a failed assert,
+  /// std::terminate, an uncaught exception, a fatal signal it raised) fails
+  /// the run with a simasio::abnormal_exit naming its host and process. Off:
+  /// such an end is a crash the scenario expects; the process reports it
+  /// (process::signal()) and the world goes on.
+  bool abnormal_exits_fail = true;
+  /// Shared libraries whose globals each simulated process gets afresh, as
+  /// an exec would: parts of their file names, separated by ':'. A process
+  /// starts from the library's data as it was before any process ran, and a
+  /// crashed incarnation's (SQLite's open files and their locks) is gone
+  /// with it. Found once per test program, when a world first spawns.
+  const char* process_libraries = "libsqlite3.so";
   bool record_trace = false;                            ///< keep every trace event (not just hash and ring)
   std::size_t record_trace_limit = static_cast<std::size_t>(-1) / 4;  ///< record_trace keeps about the last this many
   bool record_trace_first = false;  ///< record_trace_limit keeps the first events instead of the last

@@ -32,6 +32,7 @@ struct posix_file {
   std::string dir;
   unsigned flags = 0;
   std::uint64_t position = 0;
+  std::uint32_t owner = 0;  // the process that opened it (world_core::calling_owner)
 };
 
 // The descriptors of the worlds run on this thread. Ordered: nothing here
@@ -128,7 +129,8 @@ int file_open(const char* path, int flags, unsigned /*mode*/) {
   boost::system::error_code ec;
   const std::string norm = disk_model::normalize(disk_path(path), ec);
   if (ec) return fail(ENOENT);
-  posix_file pf{&core, &disk, host.id, host.incarnation, nullptr, {}, static_cast<unsigned>(flags), 0};
+  posix_file pf{&core, &disk, host.id, host.incarnation, nullptr, {}, static_cast<unsigned>(flags), 0,
+                core.calling_owner()};
   if (disk.directory(norm)) {
     if ((flags & O_ACCMODE) != O_RDONLY) return fail(EISDIR);
     pf.dir = norm;  // opened, as SQLite does, to be synced
@@ -160,13 +162,14 @@ int file_close(int fd) noexcept {
   return ::close(fd);
 }
 
-void forget_posix_files(disk_model& disk, bool close_files) noexcept {
+void forget_posix_files(disk_model& disk, bool close_files, std::uint32_t owner) noexcept {
   if (!table_alive) return;  // the thread's table is gone (static destruction)
   for (auto it = files.begin(); it != files.end();) {
-    if (it->second.disk != &disk) {
+    if (it->second.disk != &disk || (owner != 0 && it->second.owner != owner)) {
       ++it;
       continue;
     }
+    if (owner != 0) disk.track_posix(it->first, false);
     if (close_files && it->second.file) disk.close(*it->second.file);
     // The number stays taken (by /dev/null) until the program closes it:
     // its calls then fail with EBADF, as on a descriptor of a dead process.

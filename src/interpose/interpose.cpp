@@ -33,6 +33,9 @@
 
 #include <atomic>
 #include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
 #include <cstdint>
 #include <cstdlib>
 #include <ctime>
@@ -48,6 +51,8 @@
 #include <sys/time.h>
 #include <sys/timerfd.h>
 #include <time.h>
+#include <errno.h>
+#include <signal.h>
 #include <unistd.h>
 
 namespace {
@@ -119,6 +124,17 @@ SIMASIO_NEXT(sendto, ssize_t (*)(int, const void*, size_t, int, const sockaddr*,
 SIMASIO_NEXT(sendmsg, ssize_t (*)(int, const msghdr*, int));
 SIMASIO_NEXT(sendmmsg, int (*)(int, mmsghdr*, unsigned int, int));
 SIMASIO_NEXT(getaddrinfo, int (*)(const char*, const char*, const addrinfo*, addrinfo**));
+SIMASIO_NEXT(abort, void (*)());
+SIMASIO_NEXT(__assert_fail, void (*)(const char*, const char*, unsigned int, const char*));
+SIMASIO_NEXT(exit, void (*)(int));
+SIMASIO_NEXT(_exit, void (*)(int));
+SIMASIO_NEXT(_Exit, void (*)(int));
+SIMASIO_NEXT(quick_exit, void (*)(int));
+SIMASIO_NEXT(pthread_exit, void (*)(void*));
+SIMASIO_NEXT(raise, int (*)(int));
+SIMASIO_NEXT(kill, int (*)(pid_t, int));
+SIMASIO_NEXT(sigaction, int (*)(int, const struct sigaction*, struct sigaction*));
+SIMASIO_NEXT(signal, sighandler_t (*)(int, sighandler_t));
 
 // The mutex functions are resolved before main(): a lock taken while
 // dlsym resolves a symbol would find none.
@@ -214,6 +230,13 @@ constexpr const char* socket_advice =
     "A real socket would reach real hosts on real time, outside the seed's control: use simasio's sockets and "
     "resolver (write `namespace net = simasio::asio;` and net::ip::tcp::socket, net::ip::udp::socket, "
     "net::ip::tcp::resolver; `namespace beast = simasio::beast;` for beast::tcp_stream).";
+
+// A call's result from an errno value: 0, or -1 with errno set.
+int with_errno(int e) noexcept {
+  if (e == 0) return 0;
+  errno = e;
+  return -1;
+}
 
 int refuse_socket(const char* call) noexcept {
   refuse(call, socket_advice);
@@ -428,6 +451,104 @@ int pthread_getname_np(pthread_t thread, char* buf, size_t len) __THROW {
   }
   if (auto f = next_pthread_getname_np.get()) return f(thread, buf, len);
   return ESRCH;
+}
+
+// ---- a process's end --------------------------------------------------------------
+// Inside a simulated process these end that process alone, as the kernel
+// ends a process (threads.cpp, world_core::end_running_process); the host
+// and the world go on. Elsewhere (a handler, the test body) they are libc's.
+
+[[noreturn]] void abort() __THROW {
+  if (sim::in_process()) sim::end_by_signal(SIGABRT, "abort()");
+  if (auto f = next_abort.get()) f();
+  ::syscall(SYS_tgkill, ::getpid(), ::gettid(), SIGABRT);
+  ::_exit(127);
+}
+
+[[noreturn]] void __assert_fail(const char* assertion, const char* file, unsigned int line, const char* function) __THROW {
+  if (sim::in_process()) {
+    // glibc's words, on stderr as glibc would write them.
+    char text[1024];
+    std::snprintf(text, sizeof text, "%s:%u: %s%sAssertion `%s' failed.", file, line, function != nullptr ? function : "",
+                  function != nullptr ? ": " : "", assertion);
+    std::fprintf(stderr, "%s: %s\n", program_invocation_short_name, text);
+    std::fflush(stderr);
+    std::string why = "a failed assert: ";
+    why += text;
+    sim::end_by_signal(SIGABRT, why.c_str());
+  }
+  if (auto f = next___assert_fail.get()) f(assertion, file, line, function);
+  abort();
+}
+
+[[noreturn]] void exit(int status) __THROW {
+  if (sim::in_process()) sim::exit_process(status);
+  if (auto f = next_exit.get()) f(status);
+  ::syscall(SYS_exit_group, status);
+  __builtin_unreachable();
+}
+
+[[noreturn]] void _exit(int status) {
+  if (sim::in_process()) sim::exit_process(status);
+  if (auto f = next__exit.get()) f(status);
+  ::syscall(SYS_exit_group, status);
+  __builtin_unreachable();
+}
+
+[[noreturn]] void _Exit(int status) __THROW {
+  if (sim::in_process()) sim::exit_process(status);
+  if (auto f = next__Exit.get()) f(status);
+  ::syscall(SYS_exit_group, status);
+  __builtin_unreachable();
+}
+
+[[noreturn]] void quick_exit(int status) __THROW {
+  if (sim::in_process()) sim::exit_process(status);
+  if (auto f = next_quick_exit.get()) f(status);
+  ::syscall(SYS_exit_group, status);
+  __builtin_unreachable();
+}
+
+[[noreturn]] void pthread_exit(void* retval) {
+  if (sim::in_process()) sim::exit_thread(retval);
+  if (auto f = next_pthread_exit.get()) f(retval);
+  ::syscall(SYS_exit, 0);
+  __builtin_unreachable();
+}
+
+int raise(int sig) __THROW {
+  if (sim::in_process()) return with_errno(sim::process_raise(sig));
+  if (auto f = next_raise.get()) return f(sig);
+  return static_cast<int>(::syscall(SYS_tgkill, ::getpid(), ::gettid(), sig));
+}
+
+int kill(pid_t pid, int sig) __THROW {
+  // The simulated process signals itself (its pid is the test program's, as getpid() says).
+  if (sim::in_process() && (pid == 0 || pid == ::getpid())) return with_errno(sim::process_raise(sig));
+  if (auto f = next_kill.get()) return f(pid, sig);
+  return static_cast<int>(::syscall(SYS_kill, pid, sig));
+}
+
+int sigaction(int sig, const struct sigaction* act, struct sigaction* old) __THROW {
+  if (sim::in_process()) return with_errno(sim::process_sigaction(sig, act, old));
+  if (auto f = next_sigaction.get()) return f(sig, act, old);
+  return static_cast<int>(::syscall(SYS_rt_sigaction, sig, act, old, NSIG / 8));
+}
+
+sighandler_t signal(int sig, sighandler_t handler) __THROW {
+  if (sim::in_process()) {
+    struct sigaction act {}, old {};
+    act.sa_handler = handler;
+    act.sa_flags = SA_RESTART;
+    if (const int e = sim::process_sigaction(sig, &act, &old); e != 0) {
+      errno = e;
+      return SIG_ERR;
+    }
+    return old.sa_handler;
+  }
+  if (auto f = next_signal.get()) return f(sig, handler);
+  errno = ENOSYS;
+  return SIG_ERR;
 }
 
 int pthread_mutex_lock(pthread_mutex_t* m) __THROWNL { return lock_mutex(m, false); }

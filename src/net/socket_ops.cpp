@@ -121,6 +121,7 @@ void socket_ops::reset_state(socket_state& s) noexcept {
   fresh.id = s.id;
   fresh.ctx = s.ctx;
   fresh.incarnation = s.incarnation;
+  fresh.owner = s.owner;
   fresh.proto = s.proto;
   fresh.pending_head = s.pending_head;
   fresh.pending_tail = s.pending_tail;
@@ -158,6 +159,13 @@ void socket_ops::host_crashed(std::uint32_t host, bool power) {
   }
   table_.clear_ports(host);
   if (power) table_.clear_time_wait(host);
+}
+
+void socket_ops::close_owned(std::uint32_t owner) {
+  for (std::size_t i = 0; i < table_.size(); ++i) {  // by index: closing may destroy or create sockets
+    socket_state* s = table_.at(i);
+    if (s != nullptr && s->open && s->owner == owner) close(*s);
+  }
 }
 
 // ---- UDP -------------------------------------------------------------------------------

@@ -32,6 +32,7 @@ socket_state& socket_table::create(context_state& ctx, transport proto) {
   s->proto = proto;
   s->ctx = &ctx;
   s->incarnation = ctx.host->incarnation;
+  s->owner = ctx.owner != 0 ? ctx.owner : ctx.core->calling_owner();
   sockets_.push_back(s);
   mine.push_back(s->id);
   return *s;

@@ -250,6 +250,41 @@ BOOST_AUTO_TEST_CASE(sqlite_in_wal_mode_with_full_sync_keeps_every_committed_row
   }
 }
 
+// A seed of a scenario that runs SQLite in its processes traces the same in
+// a sweep and alone: each seed starts from the program as it was, not with
+// what SQLite's globals kept from the seeds before (its open files, its
+// locks, its one-time initialisation).
+BOOST_AUTO_TEST_CASE(a_sqlite_seed_traces_the_same_in_a_sweep_and_alone) {
+  auto scenario = [](simasio::world& w) {
+    auto& h = w.add_host("db");
+    h.spawn([] {
+      database d(true);
+      for (int i = 0; i < 5; ++i) exec(d.db, "INSERT INTO t(v) VALUES('x')");
+    });
+    w.run_for(10ms);
+    h.crash(simasio::crash_kind::power);
+    h.restart();
+    h.spawn([] { check_database(); });
+    w.run();
+  };
+  simasio::check_options o;
+  o.seeds = 20;
+  o.print = false;
+  o.shrink = false;
+  const auto sweep = simasio::check(scenario, o);
+  BOOST_REQUIRE_MESSAGE(sweep.ok(), (sweep.failure ? sweep.failure->what : ""));
+  BOOST_TEST(sweep.isolated);
+  BOOST_REQUIRE(sweep.trace_hashes.size() == 20u);
+  for (std::uint64_t seed = 0; seed < 20; ++seed) {
+    simasio::check_options alone = o;
+    alone.first_seed = seed;
+    alone.seeds = 1;
+    const auto one = simasio::check(scenario, alone);
+    BOOST_REQUIRE(one.trace_hashes.size() == 1u);
+    BOOST_TEST(one.trace_hashes[0].second == sweep.trace_hashes[seed].second, "seed " << seed);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(sqlite_with_synchronous_off_loses_committed_rows_to_a_power_cut) {
   int lost = 0;
   for (std::uint64_t seed = 1; seed <= 40; ++seed) {

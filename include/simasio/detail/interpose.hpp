@@ -113,6 +113,29 @@ void yield() noexcept;
 // glibc's noexcept for that).
 long futex(std::uint32_t* addr, int op, std::uint32_t val, const void* timeout, std::uint32_t val3, bool& handled);
 
+// ---- a process's end (threads.cpp) ----------------------------------------------
+// In a process (in_process()), these end it as the kernel would, and only
+// it: its threads stop where they are, nothing on their stacks is unwound,
+// the OS closes its sockets and files, its io_contexts die with it; its
+// host and the world go on (world_core::end_running_process). None returns.
+// exit, _exit, _Exit, quick_exit: the process's exit status.
+[[noreturn]] void exit_process(int status);
+// abort, a failed assert (`why` is its message), std::terminate, raise or
+// kill of a signal whose action is to end the process.
+[[noreturn]] void end_by_signal(int signal, const char* why);
+// pthread_exit: the calling thread unwinds and ends (main()'s too: the
+// process then lives while another thread does).
+[[noreturn]] void exit_thread(void* retval);
+// sigaction / signal in a process: the action is the process's own, kept by
+// simasio (a fresh process starts with every action at its default; the
+// test program's handlers are not the process's). `act` and `old` are
+// struct sigaction pointers, either may be null. 0 or an errno value.
+int process_sigaction(int sig, const void* act, void* old) noexcept;
+// raise / kill of the calling process by itself: its own action decides:
+// a handler runs here, on the process's stack; ignored does nothing; the
+// default ends the process when the signal's default is to end one.
+int process_raise(int sig);
+
 // ---- files (src/disk/posix_files.cpp) -------------------------------------------
 // Paths under disk_root, opened while a world runs on the thread, are files
 // of the simulated disk of the host whose code calls (its process, or the

@@ -41,6 +41,7 @@ struct process_state;
 struct process_resume_op;
 struct process_status;
 class thread_sync;
+class process_images;
 
 // An owner of pending (not yet ready) operations on a context: a timer
 // service, a socket service. Crashes and shutdown abandon them; stall
@@ -87,6 +88,12 @@ struct context_state {
   // Processes (threads) blocked in run*() on it: two or more make it a pool,
   // as concurrency > 1 does (any ready handler may run next).
   mutable int runners = 0;
+  // The process that made it (an io_context built on a process's stack):
+  // its group + 1, 0 for none. When that process ends without unwinding
+  // (exit, abort), the context dies with it: its work is dropped, and so is
+  // whatever is posted to it later.
+  std::uint32_t owner = 0;
+  bool dead = false;
 };
 
 // The context ids of simulated processes (process.cpp) in the trace: a
@@ -294,6 +301,20 @@ class world_core {
   void exit_if_killed();
   // The world ends: unwinds every process still alive.
   void kill_all_processes() noexcept;
+  // The process whose code calls (a process's fiber, or a handler of an
+  // io_context a process made): its group + 1, or 0 for none.
+  std::uint32_t calling_owner() const noexcept;
+  // Ends the running process (the one on whose stack this is called) as
+  // the kernel ends a process: its threads stop where they are, its stacks
+  // are discarded without unwinding (no destructor runs), the OS closes its
+  // sockets and files, and its io_contexts die with it. `how` is
+  // end_how::exited (`value` the exit status) or end_how::signaled (`value`
+  // the signal); `why` names the cause in reports ("a failed assert: ...").
+  // Never returns. in_process() only.
+  [[noreturn]] void end_running_process(int how, int value, std::string why);
+  // pthread_exit in a process: the calling thread (or main()) unwinds and
+  // ends; the process lives on while another of its threads does.
+  [[noreturn]] void exit_running_thread(void* retval);
   // Discards the rest of killed process p's stack (its unwinding called
   // std::terminate); runs on p's stack and switches away for good.
   [[noreturn]] void abandon(process_state& p) noexcept;
@@ -309,6 +330,14 @@ class world_core {
   // The running process's mutexes, condition variables, futexes and
   // threads (threads.cpp, for simasio::interpose); created at first use.
   thread_sync& sync();
+  // A process group ended without unwinding: its fibers' mutexes and waits
+  // leave the tables (threads.cpp).
+  void forget_group_sync(std::uint32_t group) noexcept;
+  // The key the sync tables use for a mutex, condition variable or futex
+  // at addr: addr itself, or, inside a library whose globals are per
+  // process (process_image.hpp), addr tagged with the process whose bytes
+  // are live there (each process's mutex at that address is its own).
+  const void* sync_key(const void* addr) const noexcept;
   // This run spawned a simulated process, whose code may keep state in C
   // globals that outlive the world: automatic isolation (check()) runs such
   // a scenario's seeds in processes of their own.
@@ -368,10 +397,13 @@ class world_core {
   std::string diagnostics() const;
   // Name shown for a host id in messages.
   std::function<std::string(std::uint32_t)> host_namer;
+  // The OS's part when a process ends without unwinding: close the sockets
+  // and files of owner (group + 1). Set by world (socket_ops, the disk).
+  std::function<void(std::uint32_t owner)> close_owned;
 
  private:
   void enqueue(context_state& ctx, operation* op) {
-    if (!ctx.host->up) {
+    if (!ctx.host->up || ctx.dead) [[unlikely]] {
       drop(ctx, op);
       return;
     }
@@ -423,6 +455,8 @@ class world_core {
   void describe_processes(std::ostream& os) const;
   void detach_waits(process_state& p) noexcept;
   [[noreturn]] void throw_parked(process_state& p);
+  void finish_group_end();
+  void end_group_fibers(std::uint32_t group, int how, int value) noexcept;
 
   world_options opts_;
   duration now_{0};
@@ -490,12 +524,30 @@ class world_core {
   std::vector<process_state*> run_waiters_;  // processes in io_context::run*(), in order of waiting
   process_state* current_process_ = nullptr;
   bool os_state_ = false;  // note_os_state()
+  // A process group ending by exit()/abort() on its own stack: finished on
+  // the scheduler's side, once its fiber has switched away for good.
+  struct group_end {
+    bool pending = false;
+    std::uint32_t group = 0;
+    int how = 0;
+    int value = 0;
+    std::string why;
+  } group_end_;
+  std::exception_ptr abnormal_;  // an abnormal end that fails the run (world_options::abnormal_exits_fail)
   std::exception_ptr process_misuse_;  // a killed process that swallowed its process_exit
   friend class thread_sync;
   struct thread_sync_deleter {
     void operator()(thread_sync* s) const noexcept;  // threads.cpp
   };
   std::unique_ptr<thread_sync, thread_sync_deleter> sync_;  // simulated threads' primitives
+  struct images_deleter {
+    void operator()(process_images* i) const noexcept;  // process.cpp
+  };
+  // Each process's copy of the process_libraries' globals; null until a
+  // spawn finds such a library loaded (process_image.hpp).
+  std::unique_ptr<process_images, images_deleter> images_;
+  void switch_images(std::uint32_t owner);
+  void forget_images(std::uint32_t owner) noexcept;
 };
 
 // The checks every use of an I/O object makes before it touches the world,

@@ -47,8 +47,10 @@ enum class event_kind : std::uint8_t {
   signal = 17,       ///< host::raise: a = signal number ("signal")
   process_spawn = 18,  ///< host::spawn: a = process id ("process"). The process's steps are handler
                        ///< events whose context is process_context_base + its id
-  process_end = 19,    ///< a process ended: a = process id, b = 0 returned, 1 threw, 2 killed by a crash
-                       ///< or the world's end ("process", "how": "returned", "threw" or "killed")
+  process_end = 19,    ///< a process (or thread) ended: a = process id, b's low byte = 0 returned, 1 threw,
+                       ///< 2 killed by a crash or the world's end, 3 exited (exit status in b's next bits),
+                       ///< 4 signaled (the signal in b's next bits) ("process", "how": "returned", "threw",
+                       ///< "killed", "exited" or "signaled"; "status" or "signal")
   disk_io = 20,        ///< a disk operation completed (or, for a blocking call, was made): a = disk_op,
                        ///< b = file id, 0 for a directory ("op", "file")
   disk_fault = 21,     ///< the disk injected a fault: a = disk_fault_kind, b = file id ("fault", "file")

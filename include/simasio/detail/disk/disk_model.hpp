@@ -26,7 +26,8 @@ struct host_state;
 class disk_model;
 namespace interpose {
 // Closes (close_files) and detaches every descriptor of disk (posix_files.cpp).
-void forget_posix_files(disk_model& disk, bool close_files) noexcept;
+// With an owner (a process's group + 1), only the files that process opened.
+void forget_posix_files(disk_model& disk, bool close_files, std::uint32_t owner = 0) noexcept;
 }  // namespace interpose
 
 // One write or resize since its file's last sync, as the medium would get

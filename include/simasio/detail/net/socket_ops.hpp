@@ -46,6 +46,9 @@ class socket_ops {
   // ---- hosts (world) ------------------------------------------------------------
   void add_host(std::uint32_t id, host_state& state, const boost::asio::ip::address& address);
   void host_crashed(std::uint32_t host, bool power);
+  // A process ended without unwinding (exit, abort): the OS closes the
+  // sockets it made (socket_state::owner), RST where data was unread, else FIN.
+  void close_owned(std::uint32_t owner);
   std::uint32_t host_of(const boost::asio::ip::address& address, std::uint32_t from_host) const noexcept {
     return link_.host_of(address, from_host);
   }

@@ -93,6 +93,7 @@ struct socket_state {
   transport proto = transport::tcp;
   context_state* ctx = nullptr;
   std::uint32_t incarnation = 0;  // of its host when created (host_state::incarnation)
+  std::uint32_t owner = 0;        // the process that made it, group + 1 (world_core::calling_owner); 0: none
   bool open = false;
   bool v6 = false;
   bool bound = false;
