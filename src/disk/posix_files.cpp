@@ -17,7 +17,10 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
+
+#include "../name_hash.hpp"
 
 namespace simasio::detail::interpose {
 
@@ -99,10 +102,15 @@ posix_file* lookup(int fd) noexcept {
   return &f;
 }
 
-void fill_stat(struct stat* st, const inode* f, std::uint64_t size, std::size_t page) noexcept {
+// As on Linux: each host's disk is a device of its own, and a file's inode
+// number is its own on that disk and the same after a restart (the disk
+// keeps it); a directory's follows its path (disk_model keeps no inode for
+// directories). SQLite keys its open files and locks by (st_dev, st_ino).
+void fill_stat(struct stat* st, const disk_model& disk, const inode* f, const std::string& dir, std::uint64_t size,
+               std::size_t page) noexcept {
   std::memset(st, 0, sizeof *st);
-  st->st_dev = 0x51D;
-  st->st_ino = f != nullptr ? f->id : 1;
+  st->st_dev = makedev(259, disk.host().id + 1);  // 259: Linux's block-extended major (NVMe namespaces)
+  st->st_ino = f != nullptr ? f->id + 1 : (std::uint64_t{1} << 62) | (name_hash(dir) >> 2);
   st->st_nlink = 1;
   st->st_mode = f != nullptr ? (S_IFREG | 0644) : (S_IFDIR | 0755);
   st->st_size = static_cast<off_t>(size);
@@ -257,8 +265,8 @@ int file_truncate(int fd, std::int64_t size, bool wait) {
 int file_fstat(int fd, void* stat_buf) noexcept {
   posix_file* f = lookup(fd);
   if (f == nullptr) return fail(EBADF);
-  fill_stat(static_cast<struct stat*>(stat_buf), f->file.get(), f->file ? f->file->cache.size() : 4096,
-            f->disk->config().page_size);
+  fill_stat(static_cast<struct stat*>(stat_buf), *f->disk, f->file.get(), f->dir,
+            f->file ? f->file->cache.size() : 4096, f->disk->config().page_size);
   return 0;
 }
 
@@ -270,12 +278,12 @@ int file_stat(const char* path, void* stat_buf) noexcept {
   const std::string p = disk_model::normalize(disk_path(path), ec);
   const std::uint64_t size = disk.file_size(p, ec);
   if (ec == boost::system::errc::is_a_directory || p == "/") {
-    fill_stat(static_cast<struct stat*>(stat_buf), nullptr, 4096, disk.config().page_size);
+    fill_stat(static_cast<struct stat*>(stat_buf), disk, nullptr, p, 4096, disk.config().page_size);
     return 0;
   }
   if (ec) return fail(errno_of(ec));
   const inode* f = disk.find_file(p);
-  fill_stat(static_cast<struct stat*>(stat_buf), f, size, disk.config().page_size);
+  fill_stat(static_cast<struct stat*>(stat_buf), disk, f, p, size, disk.config().page_size);
   return 0;
 }
 

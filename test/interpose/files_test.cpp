@@ -82,6 +82,44 @@ BOOST_AUTO_TEST_CASE(posix_calls_under_simdisk_reach_the_hosts_disk_and_take_its
 // A live process's destructors run during an ordinary exception too: what
 // they ask of the disk is done (only a process its host's crash is ending
 // is refused).
+BOOST_AUTO_TEST_CASE(each_hosts_disk_is_a_device_and_a_files_inode_is_its_own_and_survives_a_restart) {
+  simasio::world w(1);
+  auto& a = w.add_host("a");
+  auto& b = w.add_host("b");
+  struct ids {
+    dev_t dev = 0;
+    ino_t f = 0, g = 0, dir = 0;
+  };
+  auto look = [](ids& out) {
+    const int f = ::open("/simdisk/f", O_RDWR | O_CREAT, 0644);
+    const int g = ::open("/simdisk/g", O_RDWR | O_CREAT, 0644);
+    struct stat st {};
+    ::fstat(f, &st);
+    out.dev = st.st_dev;
+    out.f = st.st_ino;
+    ::fstat(g, &st);
+    out.g = st.st_ino;
+    ::stat("/simdisk", &st);
+    out.dir = st.st_ino;
+    ::close(f);
+    ::close(g);
+  };
+  ids on_a, on_b, after;
+  a.spawn([&] { look(on_a); });
+  b.spawn([&] { look(on_b); });
+  w.run();
+  BOOST_TEST(on_a.dev != on_b.dev);  // two machines, two devices
+  BOOST_TEST(on_a.f != on_a.g);
+  BOOST_TEST(on_a.dir != on_a.f);
+  a.crash(simasio::crash_kind::power);
+  a.restart();
+  a.spawn([&] { look(after); });
+  w.run();
+  BOOST_TEST(after.dev == on_a.dev);
+  BOOST_TEST(after.f == on_a.f);  // the same file, the same number
+  BOOST_TEST(after.g == on_a.g);
+}
+
 BOOST_AUTO_TEST_CASE(a_destructor_during_an_ordinary_exception_still_reaches_the_disk) {
   simasio::world w;
   auto& a = w.add_host("a");
@@ -283,6 +321,29 @@ BOOST_AUTO_TEST_CASE(a_sqlite_seed_traces_the_same_in_a_sweep_and_alone) {
     BOOST_REQUIRE(one.trace_hashes.size() == 1u);
     BOOST_TEST(one.trace_hashes[0].second == sweep.trace_hashes[seed].second, "seed " << seed);
   }
+}
+
+// Two hosts, each with its own database at the same path: two machines,
+// nothing shared, no fault: every seed commits on both. (Without per-process
+// globals, so that SQLite's one table of open files sees both: the two
+// files must differ in (st_dev, st_ino).)
+BOOST_AUTO_TEST_CASE(two_hosts_each_with_a_database_at_the_same_path_never_lock_each_other_out) {
+  simasio::check_options o;
+  o.seeds = 10;
+  o.print = false;
+  o.shrink = false;
+  o.world.process_libraries = "";
+  const auto r = simasio::check(
+      [](simasio::world& w) {
+        for (const char* name : {"a", "b"})
+          w.add_host(name).spawn([] {
+            database d(true);
+            for (int i = 0; i < 5; ++i) exec(d.db, "INSERT INTO t(v) VALUES('x')");
+          });
+        w.run();
+      },
+      o);
+  BOOST_TEST(r.ok(), (r.failure ? r.failure->what : ""));
 }
 
 BOOST_AUTO_TEST_CASE(sqlite_with_synchronous_off_loses_committed_rows_to_a_power_cut) {
