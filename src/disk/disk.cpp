@@ -52,10 +52,10 @@ void disk::remove(const std::string& path) {
 void disk::sync_directory(const std::string& dir) {
   check_caller(*model_, "sync_directory", dir);
   const duration due = model_->blocking_finish(disk_op::sync_directory, 0);
+  model_->block_until(due);  // durable when it returns, not when it is called
   boost::system::error_code ec;
   model_->sync_directory(dir, ec);
   throw_disk_error(ec, "sync_directory", dir);
-  model_->block_until(due);
 }
 
 bool disk::exists(const std::string& path) const { return model_->exists(path); }

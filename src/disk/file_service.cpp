@@ -169,8 +169,10 @@ void file_service::sync(file_impl& impl, boost::system::error_code& ec) {
   if (!usable(impl, disk_op::sync, ec)) return;
   disk_model& disk = *impl.ctx->host->disk;
   const duration due = disk.blocking_finish(disk_op::sync, disk.dirty_bytes(*impl.file));
-  disk.sync(*impl.file, ec);
+  // Durable when it returns: a power cut while a process waits here keeps,
+  // loses or tears what it was syncing (see posix_files.cpp's file_sync).
   disk.block_until(due);
+  disk.sync(*impl.file, ec);
 }
 
 std::uint64_t file_service::seek(file_impl& impl, std::int64_t offset, int whence, boost::system::error_code& ec) {

@@ -236,15 +236,17 @@ int file_sync(int fd) {
   world_core& core = *f->core;
   if (refused(core, true)) return fail(EIO);
   boost::system::error_code ec;
-  if (!f->file) {
-    const duration due = f->disk->blocking_finish(disk_op::sync_directory, 0);
-    f->disk->sync_directory(f->dir, ec);
-    f->disk->block_until(due);
-  } else {
-    const duration due = f->disk->blocking_finish(disk_op::sync, f->disk->dirty_bytes(*f->file));
-    f->disk->sync(*f->file, ec);
-    f->disk->block_until(due);
-  }
+  // Durable when the call returns, not when it is made: a power cut while
+  // the process waits here keeps, loses or tears what it was syncing (and a
+  // crash that ends the process here unwinds it before anything is durable).
+  const bool directory = !f->file;
+  const duration due = f->disk->blocking_finish(directory ? disk_op::sync_directory : disk_op::sync,
+                                                directory ? 0 : f->disk->dirty_bytes(*f->file));
+  f->disk->block_until(due);
+  f = lookup(fd);  // another thread of the process may have closed it meanwhile
+  if (f == nullptr || f->disk->host().incarnation != f->incarnation) return fail(EBADF);
+  if (directory) f->disk->sync_directory(f->dir, ec);
+  else f->disk->sync(*f->file, ec);
   return ec ? fail(errno_of(ec)) : 0;
 }
 
