@@ -8,7 +8,25 @@
 #include <simasio/host.hpp>
 #include <simasio/world.hpp>
 
+#include <mutex>
+#include <set>
+
 namespace simasio {
+
+namespace {
+
+// Every io_context alive in this program, for the calls a thread with no
+// world of its own makes (a library's thread that outlived the scenario).
+std::mutex& live_mutex() {
+  static std::mutex m;
+  return m;
+}
+std::set<const io_context*>& live_contexts() {
+  static auto* live = new std::set<const io_context*>;  // never destroyed: threads may ask at exit
+  return *live;
+}
+
+}  // namespace
 
 io_context::io_context() : io_context(join_default{}, 1) {}
 
@@ -39,6 +57,7 @@ io_context::io_context(join_default, int concurrency_hint) {
 io_context::io_context(host& h, int concurrency_hint) { init(h, concurrency_hint); }
 
 void io_context::init(host& h, int concurrency_hint) {
+  register_live();
   host_ = &h;
   detail::install_escape_guard(*this);
   auto* marker = new detail::sim_marker(*this);
@@ -51,7 +70,16 @@ void io_context::init(host& h, int concurrency_hint) {
   if (detail::running_core_tls == &core && core.in_process()) state_.owner = core.calling_owner();
 }
 
+void io_context::register_live() {
+  std::lock_guard<std::mutex> lock(live_mutex());
+  live_contexts().insert(this);
+}
+
 io_context::~io_context() {
+  {
+    std::lock_guard<std::mutex> lock(live_mutex());
+    live_contexts().erase(this);
+  }
   // Services first (they abandon pending operations and need the world),
   // then the ready queue, then leave the world.
   shutdown();
@@ -84,6 +112,7 @@ world& io_context::get_world() {
 }
 
 io_context::count_type io_context::drive(const detail::run_limits& limits, const char* used_by) {
+  check_caller(used_by);
   detail::world_core& core = sim_core(used_by);
   // Inside a simulated process the process waits (it is the thread that
   // runs this context); elsewhere the call drives the world.
@@ -108,6 +137,7 @@ io_context::count_type io_context::run_one() {
 
 io_context::count_type io_context::run_for_ns(duration rel, count_type max) {
   const char* used_by = max == 1 ? "io_context::run_one_for" : "io_context::run_for";
+  check_caller(used_by);
   detail::world_core& core = sim_core(used_by);
   detail::run_limits limits;
   limits.target = &state_;
@@ -121,6 +151,7 @@ io_context::count_type io_context::poll() { return poll_up_to(max_count()); }
 io_context::count_type io_context::poll_one() { return poll_up_to(1); }
 
 io_context::count_type io_context::poll_up_to(count_type max) {
+  check_caller(max == 1 ? "io_context::poll_one" : "io_context::poll");
   detail::world_core& core = sim_core(max == 1 ? "io_context::poll_one" : "io_context::poll");
   if (core.in_process()) {
     // A scheduling point, work or not: a process polling in a loop lets the
@@ -140,9 +171,37 @@ io_context::count_type io_context::poll_up_to(count_type max) {
   return n;
 }
 
-void io_context::stop() { sim_core("io_context::stop").stop_context(state_); }
+void io_context::stop() {
+  check_caller("io_context::stop");
+  detail::world_core& core = sim_core("io_context::stop");
+  core.check_thread(state_);
+  core.stop_context(state_);
+}
 
-void io_context::restart() { sim_core("io_context::restart").restart_context(state_); }
+void io_context::restart() {
+  check_caller("io_context::restart");
+  detail::world_core& core = sim_core("io_context::restart");
+  core.check_thread(state_);
+  core.restart_context(state_);
+}
+
+
+
+void io_context::check_caller(const char* used_by) const {
+  if (detail::current_core() != nullptr) return;  // a thread with a world: where simasio's objects live
+  bool alive = false;
+  {
+    std::lock_guard<std::mutex> lock(live_mutex());
+    alive = live_contexts().count(this) != 0;
+  }
+  if (!alive)
+    throw usage_error(std::string("simasio: ") + used_by +
+                      " was called on an io_context that no longer exists, from a thread that runs no world (a "
+                      "library's own thread, say, that kept a reference after the scenario returned and its "
+                      "io_context was destroyed). A simulated io_context belongs to the thread that runs its world: "
+                      "stop that thread's work before the scenario ends, or run the library's threads inside a "
+                      "process of a host (host.spawn, with simasio::interpose), where they are simulated threads");
+}
 
 void io_context::notify_fork(boost::asio::execution_context::fork_event event) {
   const char* which = event == fork_prepare ? "fork_prepare" : event == fork_parent ? "fork_parent" : "fork_child";

@@ -566,6 +566,15 @@ void world_core::kill(process_state& p) {
   // one stays as it is.
   if (p.state != process_state::phase::blocked || p.parked) return;
   detach_waits(p);
+  if (p.uninterruptible) {
+    // Blocked in a call that cannot throw (pthread_mutex_lock): resumed, it
+    // could only return into code that believes it holds the lock. The
+    // kernel discards such a thread; so does simasio: never resumed.
+    p.parked = true;
+    keep_stack(p.stack_bottom, p.stack_size);
+    end_process(p, killed);
+    return;
+  }
   switch_to(p);
   if (group_end_.pending) {
     finish_group_end();  // its unwinding called exit() or abort(): it ends as that says

@@ -86,6 +86,7 @@ struct process_state {
   bool abandoned = false;     // killed, its unwinding called std::terminate: the rest of its stack is discarded
   bool dying = false;         // its function is over; captured state is being destroyed
   bool main_exited = false;   // main() called pthread_exit: the process lives while a thread does
+  bool uninterruptible = false;  // blocked in a call that cannot throw: a crash discards it, never resumes it
   // The signal actions the process set (sigaction, signal), kept on its
   // group's leader: a fresh process has every action at its default.
   std::map<int, struct sigaction> signal_actions;

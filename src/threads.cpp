@@ -161,10 +161,15 @@ bool in_process() noexcept { return running_core_tls != nullptr && running_core_
 
 bool is_thread_handle(unsigned long handle) noexcept { return (handle & handle_mask) == (handle_tag | 1); }
 
+bool in_process_code() noexcept { return running_core_tls != nullptr && running_core_tls->calling_owner() != 0; }
+
 int thread_create(unsigned long* handle, void* (*start)(void*), void* arg) noexcept {
   world_core& c = thread_sync::core();
-  process_state& parent = thread_sync::self(c);
-  if (!thread_sync::can_wait(parent)) return EAGAIN;
+  // From the process's own stack, or from a handler of an io_context the
+  // process made (a library starting its thread from a completion handler):
+  // either way a thread of that process.
+  process_state& parent = c.in_process() ? thread_sync::self(c) : *thread_sync::processes(c)[c.calling_owner() - 1];
+  if (!thread_sync::can_wait(parent) || parent.state == process_state::phase::ended) return EAGAIN;
   try {
     world_core* core = &c;
     c.spawn(*parent.host, *parent.sched.host, [core, start, arg] {
@@ -179,7 +184,7 @@ int thread_create(unsigned long* handle, void* (*start)(void*), void* arg) noexc
   t.is_thread = true;
   t.group = parent.group;
   *handle = handle_of(t.pid);
-  c.yield_point();  // the new thread may run first
+  if (c.in_process()) c.yield_point();  // the new thread may run first
   return 0;
 }
 
@@ -281,11 +286,14 @@ int acquire(world_core& c, void* m, bool try_only, const real_mutex_ops& real) n
     } else if (try_only) {
       return EBUSY;
     }
-    // Wait for its release.
+    // Wait for its release. pthread_mutex_lock cannot throw: a crash (or the
+    // world's end) must not resume this wait, only discard it (world_core::kill).
     auto& e = sync.mutexes[c.sync_key(m)];
     thread_sync::arm(c, w);
     e.waiters.push_back(&w);
+    p.uninterruptible = true;
     const bool ok = thread_sync::block(c, duration::max(), "std::mutex::lock (pthread_mutex_lock)");
+    p.uninterruptible = false;
     auto again = sync.mutexes.find(c.sync_key(m));
     if (again != sync.mutexes.end()) thread_sync::forget(again->second.waiters, &w);
     if (!ok) return EOWNERDEAD;  // its host crashed: std::mutex::lock throws, and the fiber unwinds

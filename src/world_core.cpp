@@ -470,6 +470,11 @@ void world_core::run_loop(const run_limits& limits, run_result& r) {
         r.end = run_end::deadline;
       } else if (any_live_work()) {
         r.end = run_end::stalled;
+        if (!ever_stalled_ || stalled_step_ != steps_) {  // a new stall, not the same one run again
+          stalled_at_ = now_;  // before a bounded run lets its span pass
+          stalled_step_ = steps_;
+          ever_stalled_ = true;
+        }
         stalled_ = true;
         check_escapes();
       } else {
@@ -682,7 +687,11 @@ void world_core::throw_runaway() {
 
 std::string world_core::diagnostics() const {
   std::ostringstream os;
-  os << "at t=" << format_time(now_) << " after step " << steps_ << ":";
+  if (stalled_ && stalled_at_ < now_)
+    os << "at t=" << format_time(stalled_at_) << " after step " << stalled_step_ << " (nothing could run since; the "
+       << "clock went on to t=" << format_time(now_) << "):";
+  else
+    os << "at t=" << format_time(now_) << " after step " << steps_ << ":";
   bool any = false;
   for (const context_state* ctx : contexts_) {
     if (ctx == nullptr || ctx->work <= 0) continue;

@@ -154,6 +154,10 @@ class io_context : public boost::asio::execution_context {
   struct join_default {};
   io_context(join_default, int concurrency_hint);
   void init(host& h, int concurrency_hint);
+  void register_live();
+  // A call from a thread that runs no world on an io_context that no longer
+  // exists is a usage_error, not a use of freed memory.
+  void check_caller(const char* used_by) const;
   void orphan() noexcept;  // the world dies first
   count_type run_for_ns(duration rel, count_type max);
   count_type poll_up_to(count_type max);

@@ -402,7 +402,7 @@ unsigned int _ZNSt13random_device9_M_getvalEv(void* self) {
 
 int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*start)(void*), void* arg) __THROWNL {
   if (sim::active()) {
-    if (sim::in_process()) {
+    if (sim::in_process_code()) {
       unsigned long handle = 0;
       const int rc = sim::thread_create(&handle, start, arg);
       if (rc == 0) *thread = static_cast<pthread_t>(handle);

@@ -14,6 +14,8 @@
 #include <boost/asio/use_future.hpp>
 #include <boost/test/unit_test.hpp>
 
+#include <pthread.h>
+
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -480,6 +482,90 @@ BOOST_AUTO_TEST_CASE(a_real_io_context_in_a_process_stays_current_across_its_sus
   w.run_for(20ms);  // and wakes in the next run
   BOOST_TEST(running == (std::vector<bool>{true, true, false}));
   BOOST_TEST(boost::asio::detail::thread_context::top_of_thread_call_stack() == nullptr);
+}
+
+BOOST_AUTO_TEST_CASE(a_thread_started_from_a_handler_of_a_processs_io_context_is_a_thread_of_that_process) {
+  simasio::world w(1);
+  auto& h = w.add_host("h");
+  auto result = std::make_shared<int>(0);
+  const simasio::process p = h.spawn([result] {
+    net::io_context ioc;
+    // As a futures library does: its continuation's thread starts from a completion handler.
+    net::post(ioc, [result] {
+      std::thread([result] {
+        std::this_thread::sleep_for(1ms);
+        *result = 42;
+      }).detach();
+    });
+    ioc.run();
+    std::this_thread::sleep_for(5ms);
+  });
+  w.run();
+  BOOST_TEST(p.ended());
+  BOOST_TEST(p.exit_code().value_or(-1) == 0);
+  BOOST_TEST(*result == 42);
+}
+
+// Two threads take two mutexes in opposite orders: on some seeds they
+// deadlock. Tearing the stalled world down must never return either of
+// them from pthread_mutex_lock into a critical section it does not hold.
+BOOST_AUTO_TEST_CASE(tearing_down_a_deadlock_never_resumes_a_thread_into_a_lock_it_does_not_hold) {
+  int deadlocks = 0;
+  for (std::uint64_t seed = 0; seed < 40; ++seed) {
+    auto entered = std::make_shared<int>(0);
+    std::string report;
+    {
+      simasio::world w(seed);
+      w.add_host("h").spawn([entered] {
+        pthread_mutex_t a = PTHREAD_MUTEX_INITIALIZER, b = PTHREAD_MUTEX_INITIALIZER;
+        auto take = [entered](pthread_mutex_t* first, pthread_mutex_t* second) {
+          pthread_mutex_lock(first);
+          std::this_thread::yield();
+          pthread_mutex_lock(second);  // C code: the result is not looked at
+          ++*entered;
+          pthread_mutex_unlock(second);
+          pthread_mutex_unlock(first);
+        };
+        std::thread t1(take, &a, &b);
+        std::thread t2(take, &b, &a);
+        t1.join();
+        t2.join();
+      });
+      w.run_for(60s);
+      if (!w.stalled()) {
+        BOOST_TEST(*entered == 2);
+        continue;
+      }
+      ++deadlocks;
+      report = w.pending_report();
+      BOOST_TEST(*entered == 0);
+    }  // the world ends here, its threads blocked in pthread_mutex_lock
+    BOOST_TEST(*entered == 0, "seed " << seed << ": a thread entered a critical section during teardown");
+    // The stall is dated when it began, not when the bounded run ended.
+    BOOST_TEST(report.find("at t=0.000s") != std::string::npos, report);
+    BOOST_TEST(report.find("went on to t=60.000s") != std::string::npos, report);
+    BOOST_TEST(report.find("pthread_mutex_lock") != std::string::npos, report);
+  }
+  BOOST_TEST(deadlocks > 0);
+}
+
+BOOST_AUTO_TEST_CASE(a_thread_relocking_a_mutex_it_holds_deadlocks_and_teardown_does_not_hang) {
+  auto after = std::make_shared<bool>(false);
+  std::string report;
+  {
+    simasio::world w(1);
+    w.add_host("h").spawn([after] {
+      pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+      pthread_mutex_lock(&m);
+      pthread_mutex_lock(&m);  // a normal mutex: a deadlock of its own, as on Linux
+      *after = true;
+    });
+    w.run();
+    BOOST_TEST(w.stalled());
+    report = w.pending_report();
+  }
+  BOOST_TEST(!*after);
+  BOOST_TEST(report.find("pthread_mutex_lock") != std::string::npos, report);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -127,6 +127,26 @@ BOOST_AUTO_TEST_CASE(a_socket_destroyed_on_another_thread_is_freed_with_its_cont
   BOOST_TEST(echoed.empty());
 }  // under ASan: no leak, no use after free when the contexts and world go
 
+// A library's thread that kept a reference to the scenario's io_context and
+// calls it after the scenario returned gets a usage_error, not freed memory.
+BOOST_AUTO_TEST_CASE(a_thread_that_outlives_the_scenario_gets_a_usage_error_from_its_destroyed_io_context) {
+  std::string caught;
+  simasio::world w(1);
+  auto ctx = std::make_unique<simasio::io_context>(w.add_host("h"));
+  simasio::io_context* kept = ctx.get();
+  ctx.reset();  // gone, as a scenario's io_context is when the scenario returns
+  std::thread late([&caught, kept] {
+    try {
+      kept->stop();
+    } catch (const simasio::usage_error& e) {
+      caught = e.what();
+    }
+  });
+  late.join();
+  BOOST_TEST(caught.find("io_context::stop was called on an io_context that no longer exists") != std::string::npos,
+             caught);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 // Without simasio::interpose, simasio cannot refuse pthread_create, but a

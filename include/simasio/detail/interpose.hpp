@@ -58,12 +58,17 @@ bool set_timerfd(int fd, bool absolute, std::int64_t ns) noexcept;
 // runs on this thread and one of its processes (or threads) is running.
 bool in_process() noexcept;
 
+// Whether the calling code is a simulated process's: its stack, or a
+// handler of an io_context it made. Requires active().
+bool in_process_code() noexcept;
+
 // A simulated thread's pthread_t: odd, with a tag in its top bits, so that
 // it can never be a real thread's (a pointer).
 bool is_thread_handle(unsigned long handle) noexcept;
 
-// pthread_create in a process: start(arg) runs as a thread of it, a fiber
-// of the same host scheduled like a process. 0 or an errno value. in_process().
+// pthread_create in a process's code: start(arg) runs as a thread of it, a
+// fiber of the same host scheduled like a process. 0 or an errno value.
+// in_process_code().
 int thread_create(unsigned long* handle, void* (*start)(void*), void* arg) noexcept;
 // pthread_join: blocks until the thread ends (throws process_exit if the
 // host crashes meanwhile). 0 or an errno value. Requires active().

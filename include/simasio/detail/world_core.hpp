@@ -475,6 +475,9 @@ class world_core {
   std::atomic<bool> running_{false};  // atomic: another thread may look (check_thread)
   bool stop_requested_ = false;
   bool stalled_ = false;
+  duration stalled_at_{0};        // when the stall began
+  std::uint64_t stalled_step_ = 0;
+  bool ever_stalled_ = false;
   choice_tape tape_;
   std::deque<rng> rngs_;                 // every stream's generator, in opening order (stable addresses)
   std::vector<rng*> streams_;            // by stream number (choice_tape::open); null: opened on the tape only
