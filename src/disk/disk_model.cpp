@@ -714,6 +714,7 @@ void disk_model::resolve(inode& f) {
 
 void disk_model::power_cut() {
   next_start_ = channel_free_ = core_.now();  // the queue died with the power
+  interpose::forget_mappings(*this, 0, 0);    // shared memory is gone with the power
   // Directory operations: the journal keeps a prefix of the unsynced ones
   // (drawn: how many are lost from the end; the polite 0 keeps them all),
   // at least those the OS committed already.

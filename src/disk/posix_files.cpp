@@ -8,15 +8,19 @@
 
 #include <boost/asio/error.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <exception>
 #include <cstring>
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -50,6 +54,24 @@ struct descriptor_table {
 };
 thread_local descriptor_table table;
 thread_local std::map<int, posix_file>& files = table.map;
+
+// Shared mappings of simulated files (SQLite's WAL index, the -shm file):
+// one block of memory per file, offset and length, which every process of
+// the host that maps it shares, as MAP_SHARED pages of one file are. The
+// file's content is copied in when first mapped; stores into the memory do
+// not reach the disk (SQLite keeps nothing durable there). A truncation
+// below a mapping, or a power cut, detaches it: the next mapping starts
+// afresh; the memory goes when the last mapping of it is unmapped.
+struct mapping {
+  const disk_model* disk = nullptr;
+  std::uint64_t file = 0;  // inode id
+  std::uint64_t offset = 0;
+  std::size_t length = 0;
+  void* memory = nullptr;
+  int refs = 0;
+  bool attached = true;  // found by new mappings
+};
+thread_local std::vector<mapping> mappings;
 
 constexpr std::size_t root_length = sizeof(disk_root) - 1;
 
@@ -260,8 +282,73 @@ int file_truncate(int fd, std::int64_t size, bool wait) {
   const duration due = f->disk->blocking_finish(disk_op::resize, 0);
   f->disk->resize(*f->file, static_cast<std::uint64_t>(size), ec);
   if (ec) return fail(errno_of(ec));
+  forget_mappings(*f->disk, f->file->id, static_cast<std::uint64_t>(size));
   if (wait) f->disk->block_until(due);
   return 0;
+}
+
+void* file_mmap(int fd, std::size_t length, int prot, int flags, std::int64_t offset) noexcept {
+  posix_file* f = lookup(fd);
+  if (f == nullptr || f->disk->host().incarnation != f->incarnation) {
+    errno = EBADF;
+    return MAP_FAILED;
+  }
+  if (!f->file || length == 0 || offset < 0) {
+    errno = !f->file ? ENODEV : EINVAL;
+    return MAP_FAILED;
+  }
+  if ((flags & MAP_SHARED) == 0 || (flags & MAP_FIXED) != 0) {
+    errno = ENOTSUP;  // what SQLite and the like ask is a shared mapping at an address of the system's choosing
+    return MAP_FAILED;
+  }
+  (void)prot;
+  const std::uint64_t off = static_cast<std::uint64_t>(offset);
+  for (mapping& m : mappings)
+    if (m.attached && m.disk == f->disk && m.file == f->file->id && m.offset == off && m.length == length) {
+      ++m.refs;
+      return m.memory;
+    }
+  void* memory = ::mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (memory == MAP_FAILED) return MAP_FAILED;
+  const auto& cache = f->file->cache;
+  if (off < cache.size())
+    std::memcpy(memory, cache.data() + off, std::min<std::size_t>(length, cache.size() - off));
+  mappings.push_back(mapping{f->disk, f->file->id, off, length, memory, 1, true});
+  return memory;
+}
+
+namespace {
+// The system call itself: munmap is interposed, and would find the block again.
+void release(const mapping& m) noexcept { ::syscall(SYS_munmap, m.memory, m.length); }
+}  // namespace
+
+int file_munmap(void* address, std::size_t length) noexcept {
+  for (auto it = mappings.begin(); it != mappings.end(); ++it) {
+    if (it->memory != address) continue;
+    if (--it->refs <= 0) {
+      release(*it);
+      mappings.erase(it);
+    }
+    (void)length;
+    return 0;
+  }
+  return -2;  // not one of ours
+}
+
+void forget_mappings(const disk_model& disk, std::uint64_t file, std::uint64_t from) noexcept {
+  for (auto it = mappings.begin(); it != mappings.end();) {
+    if (it->disk != &disk || (file != 0 && it->file != file) || it->offset + it->length <= from) {
+      ++it;
+      continue;
+    }
+    it->attached = false;
+    if (it->refs <= 0) {
+      release(*it);
+      it = mappings.erase(it);
+    } else {
+      ++it;
+    }
+  }
 }
 
 int file_fstat(int fd, void* stat_buf) noexcept {

@@ -8,9 +8,9 @@
 // stat, lstat, access, unlink, rename, mkdir and rmdir of such paths too.
 // So storage code that calls POSIX (SQLite's unix VFS, a hand-written WAL)
 // runs on the disk with its latency, faults and power cuts. A simulated
-// descriptor is a real descriptor of /dev/null underneath, so mmap of it
-// fails with ENODEV (SQLite in WAL mode then needs PRAGMA
-// locking_mode=EXCLUSIVE, which keeps its index in memory). Every
+// descriptor is a real descriptor of /dev/null underneath; a shared mmap
+// of one is memory the host's processes share (SQLite's WAL index in its
+// -shm file), detached by a truncation or a power cut. Every
 // other path and descriptor goes to libc as before; C stdio and C++
 // streams use libc's internal calls and are not redirected. Calls glibc
 // declares non-throwing (ftruncate, unlink, rename) take effect without
@@ -276,6 +276,27 @@ int fcntl64(int fd, int cmd, ...) {
   if (sim::sim_fd(fd)) return sim::file_fcntl(fd, cmd, arg);
   SIMASIO_REAL(fcntl64, int (*)(int, int, ...));
   return real_fcntl64(fd, cmd, arg);
+}
+
+void* mmap(void* address, size_t length, int prot, int flags, int fd, off_t offset) __THROW {
+  if (fd >= 0 && sim::sim_fd(fd)) return sim::file_mmap(fd, length, prot, flags, offset);
+  SIMASIO_REAL(mmap, void* (*)(void*, size_t, int, int, int, off_t));
+  return real_mmap(address, length, prot, flags, fd, offset);
+}
+
+void* mmap64(void* address, size_t length, int prot, int flags, int fd, off64_t offset) __THROW {
+  if (fd >= 0 && sim::sim_fd(fd)) return sim::file_mmap(fd, length, prot, flags, offset);
+  SIMASIO_REAL(mmap64, void* (*)(void*, size_t, int, int, int, off64_t));
+  return real_mmap64(address, length, prot, flags, fd, offset);
+}
+
+int munmap(void* address, size_t length) __THROW {
+  if (sim::active()) {
+    const int rc = sim::file_munmap(address, length);
+    if (rc != -2) return rc;
+  }
+  SIMASIO_REAL(munmap, int (*)(void*, size_t));
+  return real_munmap(address, length);
 }
 
 }  // extern "C"

@@ -164,6 +164,12 @@ int file_access(const char* path, int mode) noexcept;
 int file_unlink(const char* path, bool wait);
 int file_rename(const char* from, const char* to, bool wait);
 int file_fcntl(int fd, int cmd, void* arg) noexcept;
+// mmap of a simulated descriptor: MAP_SHARED only, one block of memory per
+// file, offset and length, shared by the host's processes (SQLite's -shm).
+// MAP_FAILED with errno set on failure.
+void* file_mmap(int fd, std::size_t length, int prot, int flags, std::int64_t offset) noexcept;
+// munmap of such a block: 0; -2 when the address is not one (libc's then).
+int file_munmap(void* address, std::size_t length) noexcept;
 
 }  // namespace simasio::detail::interpose
 

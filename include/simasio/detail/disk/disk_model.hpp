@@ -28,6 +28,9 @@ namespace interpose {
 // Closes (close_files) and detaches every descriptor of disk (posix_files.cpp).
 // With an owner (a process's group + 1), only the files that process opened.
 void forget_posix_files(disk_model& disk, bool close_files, std::uint32_t owner = 0) noexcept;
+// Detaches the shared mappings of disk's file (0: every file) that reach
+// past `from`: a truncation, or a power cut (posix_files.cpp).
+void forget_mappings(const disk_model& disk, std::uint64_t file, std::uint64_t from) noexcept;
 }  // namespace interpose
 
 // One write or resize since its file's last sync, as the medium would get
