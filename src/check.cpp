@@ -62,6 +62,7 @@ struct run_outcome {
   std::map<std::string, std::uint64_t> counts;  // count_in_run
   // Kept as run_request asked:
   std::vector<trace_event> events;
+  std::vector<std::uint64_t> hashes;  // the rolling hash after each of events
   std::vector<std::string> names;
   std::uint64_t omitted = 0;
   saved_tape tape;
@@ -76,6 +77,8 @@ void keep_records(world& w, const run_request& req, run_outcome& out) {
     const auto& all = w.events().events();
     const std::size_t keep = std::min(all.size(), req.opts.record_trace_limit);
     out.events.assign(all.end() - static_cast<std::ptrdiff_t>(keep), all.end());
+    const auto& hashes = w.events().hashes();
+    out.hashes.assign(hashes.end() - static_cast<std::ptrdiff_t>(std::min(keep, hashes.size())), hashes.end());
     out.omitted = w.events().events_omitted() + (all.size() - keep);
     out.names.clear();
     for (host* h : w.hosts()) out.names.push_back(h->name());
@@ -111,6 +114,7 @@ std::string encode(const run_outcome& o) {
     w.u64(n);
   }
   w.raw(o.events.data(), o.events.size() * sizeof(trace_event));
+  w.raw(o.hashes.data(), o.hashes.size() * sizeof(std::uint64_t));
   w.u64(o.names.size());
   for (const auto& n : o.names) w.str(n);
   w.u64(o.omitted);
@@ -151,6 +155,9 @@ run_outcome decode(const std::string& bytes) {
   const std::string events = r.str();
   o.events.resize(events.size() / sizeof(trace_event));
   if (!o.events.empty()) std::memcpy(o.events.data(), events.data(), o.events.size() * sizeof(trace_event));
+  const std::string hashes = r.str();
+  o.hashes.resize(hashes.size() / sizeof(std::uint64_t));
+  if (!o.hashes.empty()) std::memcpy(o.hashes.data(), hashes.data(), o.hashes.size() * sizeof(std::uint64_t));
   for (std::uint64_t n = count(); n > 0 && r.ok(); --n) o.names.push_back(r.str());
   o.omitted = r.u64();
   const std::string tape = r.str();
@@ -523,11 +530,21 @@ run_outcome run_verified(seed_runner& runner, run_request req) {
   if (first.events.empty() && second.events.empty()) {
     req.events = true;
     run_outcome again = runner.run(req);
-    (again.trace_hash == first.trace_hash ? first : second).events = std::move(again.events);
-    (again.trace_hash == first.trace_hash ? first : second).names = std::move(again.names);
+    run_outcome& like = again.trace_hash == first.trace_hash ? first : second;
+    like.events = std::move(again.events);
+    like.hashes = std::move(again.hashes);
+    like.names = std::move(again.names);
   }
+  // The first event that differs, or after which the rolling hashes do
+  // (the events agree, but bytes sent or written before it did not).
+  auto same_at = [&](std::size_t k) {
+    return first.events[k] == second.events[k] &&
+           (k >= first.hashes.size() || k >= second.hashes.size() || first.hashes[k] == second.hashes[k]);
+  };
   std::size_t i = 0;
-  while (i < first.events.size() && i < second.events.size() && first.events[i] == second.events[i]) ++i;
+  while (i < first.events.size() && i < second.events.size() && same_at(i)) ++i;
+  const bool only_bytes =
+      i < first.events.size() && i < second.events.size() && first.events[i] == second.events[i];
   auto show = [&](const run_outcome& run, std::size_t k) {
     if (run.events.empty()) return std::string("(its events are gone: it did not repeat a third time)");
     if (k < run.events.size()) return describe(run.events[k], run.names);
@@ -537,7 +554,9 @@ run_outcome run_verified(seed_runner& runner, run_request req) {
   run_outcome out = second;
   out.what = "nondeterminism: the same seed gave trace hash " + std::to_string(first.trace_hash) + ", then " +
              std::to_string(second.trace_hash) + "; first difference at event #" + std::to_string(i) + ": " +
-             show(first, i) + " vs " + show(second, i) +
+             (only_bytes ? "the events agree (" + show(first, i) +
+                               "), but the bytes a socket sent or a file was written up to it differ"
+                         : show(first, i) + " vs " + show(second, i)) +
              ". Something outside the seed decided: a wall clock, std::random_device, an unordered container, "
              "a pointer value, or state kept from an earlier run.";
   out.type = "simasio::nondeterminism";

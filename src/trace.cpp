@@ -114,17 +114,35 @@ const char* to_string(fault_kind f) noexcept {
 void trace::keep(const trace_event& e) {
   if (!keep_first_) {
     events_.push_back(e);
+    hashes_.push_back(hash_);
     if (events_.size() >= 2 * keep_) {
       // Drop the oldest, down to keep_: amortised, about one erase per keep_ events.
       const std::size_t drop = events_.size() - keep_;
       events_.erase(events_.begin(), events_.begin() + static_cast<std::ptrdiff_t>(drop));
+      hashes_.erase(hashes_.begin(), hashes_.begin() + static_cast<std::ptrdiff_t>(drop));
       omitted_ += drop;
     }
   } else if (events_.size() < keep_) {
     events_.push_back(e);
+    hashes_.push_back(hash_);
   } else {
     ++omitted_;
   }
+}
+
+std::uint64_t trace::hash_bytes(const void* p, std::size_t n, std::uint64_t seed) noexcept {
+  const auto* b = static_cast<const unsigned char*>(p);
+  std::uint64_t h = fold(seed, n);
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    std::uint64_t w = 0;
+    for (int k = 0; k < 8; ++k) w |= static_cast<std::uint64_t>(b[i + k]) << (8 * k);  // little-endian, everywhere
+    h = (h ^ w) * 0x9E3779B97F4A7C15ULL;
+    h ^= h >> 32;
+  }
+  std::uint64_t w = 0;
+  for (int k = 0; i < n; ++i, ++k) w |= static_cast<std::uint64_t>(b[i]) << (8 * k);
+  return fold(h, w);
 }
 
 std::vector<trace_event> trace::recent() const {

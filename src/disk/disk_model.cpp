@@ -441,6 +441,9 @@ std::size_t disk_model::write(inode& f, std::uint64_t offset, const boost::asio:
     std::memcpy(f.cache.data() + offset + done, bufs[i].data(), bufs[i].size());
     done += bufs[i].size();
   }
+  // What was written, and where, in the trace's hash (SIMASIO_VERIFY).
+  core_.events().fold_bytes(trace::hash_bytes(f.cache.data() + offset, static_cast<std::size_t>(total),
+                                              (f.id << 20) ^ (static_cast<std::uint64_t>(host_.id) << 52) ^ offset));
   const std::uint64_t ss = config_.sector_size;
   disk_change c;
   c.first_sector = sector_of(offset);

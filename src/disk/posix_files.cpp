@@ -14,11 +14,13 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -142,14 +144,33 @@ void fill_stat(struct stat* st, const disk_model& disk, const inode* f, const st
 
 }  // namespace
 
+namespace {
+// The kernel's entropy devices, read while a world runs (SQLite seeds its
+// random numbers, and so the salts it writes into its WAL, from
+// /dev/urandom): the world's entropy stream, as getrandom is.
+bool entropy_device(const char* path) noexcept {
+  return std::strcmp(path, "/dev/urandom") == 0 || std::strcmp(path, "/dev/random") == 0;
+}
+thread_local std::set<int> entropy_fds;
+}  // namespace
+
 bool sim_path(const char* path) noexcept {
   if (!active() || path == nullptr) return false;
+  if (path[0] == '/' && path[1] == 'd' && entropy_device(path)) return true;
   return std::strncmp(path, disk_root, root_length) == 0 && (path[root_length] == '\0' || path[root_length] == '/');
 }
 
-bool sim_fd(int fd) noexcept { return table_alive && !files.empty() && files.count(fd) != 0; }
+bool sim_fd(int fd) noexcept {
+  return table_alive && ((!files.empty() && files.count(fd) != 0) || (!entropy_fds.empty() && entropy_fds.count(fd) != 0));
+}
 
 int file_open(const char* path, int flags, unsigned /*mode*/) {
+  if (entropy_device(path)) {
+    if ((flags & O_ACCMODE) != O_RDONLY) return fail(EACCES);
+    const int fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);  // holds the number
+    if (fd >= 0) entropy_fds.insert(fd);
+    return fd;
+  }
   world_core& core = *running_core_tls;
   disk_model* d = calling_disk(core);
   if (d == nullptr) return fail(ENOENT);  // no host's code is running: no disk to look in
@@ -181,6 +202,7 @@ int file_open(const char* path, int flags, unsigned /*mode*/) {
 }
 
 int file_close(int fd) noexcept {
+  if (entropy_fds.erase(fd) != 0) return ::close(fd);
   const auto it = files.find(fd);
   if (it == files.end()) return fail(EBADF);
   posix_file& f = it->second;
@@ -233,6 +255,14 @@ long transfer(int fd, disk_op kind, void* buf, std::size_t n, std::int64_t offse
 }  // namespace
 
 long file_read(int fd, void* buf, std::size_t n, std::int64_t offset) {
+  if (entropy_fds.count(fd) != 0) {
+    if (active()) {
+      entropy(buf, n);
+    } else if (::getrandom(buf, n, 0) != static_cast<ssize_t>(n)) {  // the world is gone: the kernel's
+      return fail(EIO);
+    }
+    return static_cast<long>(n);
+  }
   return transfer(fd, disk_op::read, buf, n, offset);
 }
 

@@ -373,6 +373,9 @@ void tcp_layer::queue_data(tcp_connection& c, int side, std::span<const char> by
   tcp_channel& ch = c.chan[side];
   const link_config& cfg = link_.config(c.host[side], c.host[1 - side]);
   const std::size_t mss = cfg.mtu > 40 + 1 ? cfg.mtu - 40 : 1;
+  // What the stream carries, in the trace's hash (SIMASIO_VERIFY): per
+  // connection and direction, after what it carried before.
+  core_.events().fold_bytes(trace::hash_bytes(bytes.data(), bytes.size(), c.id * 2 + static_cast<std::uint64_t>(side)));
   ch.bytes_outstanding += bytes.size();
   // Seeded segment sizes: mostly full segments, sometimes split, so a
   // reader sees data arrive in pieces and framing bugs surface.

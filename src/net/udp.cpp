@@ -94,6 +94,10 @@ packet* udp_layer::datagram_packet(std::uint32_t from, const net_endpoint& sourc
 boost::system::error_code udp_layer::send(socket_state& s, std::span<const boost::asio::const_buffer> data,
                                           std::size_t size, const net_endpoint& to) {
   const std::uint32_t from = s.ctx->host->id;
+  // What the datagram carries, in the trace's hash (SIMASIO_VERIFY).
+  std::uint64_t carried = s.id;
+  for (const auto& b : data) carried = trace::hash_bytes(b.data(), b.size(), carried);
+  link_.core().events().fold_bytes(carried);
   // The source address, as Linux picks it: a socket bound to the wildcard
   // sends from 127.0.0.1 to loopback and from its host's address elsewhere;
   // one bound to loopback cannot reach another host (EINVAL).

@@ -16,6 +16,7 @@
 #include <simasio/asio.hpp>
 #include <memory>
 #include <sstream>
+#include <random>
 
 namespace asio = boost::asio;
 using namespace std::chrono_literals;
@@ -388,6 +389,62 @@ BOOST_AUTO_TEST_CASE(determinism_self_check_names_the_event_a_real_clock_read_mo
   // Event #0 is the handler that read the clock; #1 is the time advance to its deadline.
   BOOST_TEST(r.failure->what.find("first difference at event #1: step 1") != std::string::npos, r.failure->what);
   BOOST_TEST(r.failure->what.find(" time_advance ") != std::string::npos, r.failure->what);
+}
+
+// A client whose bytes on the wire come from the real std::random_device
+// (a websocket client's mask, say, without simasio::interpose): every event
+// agrees between the two runs of a seed, the bytes do not, and the
+// self-check says so.
+BOOST_AUTO_TEST_CASE(determinism_self_check_sees_bytes_on_the_wire_that_differ_where_events_agree) {
+  simasio::check_options opts;
+  opts.print = false;
+  opts.seeds = 1;
+  opts.verify_determinism = true;
+  const auto r = simasio::check(
+      [](simasio::world& w) {
+        auto& a = w.add_host("a");
+        auto& b = w.add_host("b");
+        auto acceptor = std::make_shared<simasio::asio::ip::tcp::acceptor>(
+            b.context(), simasio::asio::ip::tcp::endpoint(simasio::asio::ip::tcp::v4(), 80));
+        auto peer = std::make_shared<simasio::asio::ip::tcp::socket>(b.context());
+        acceptor->async_accept(*peer, [peer](auto) {});
+        auto s = std::make_shared<simasio::asio::ip::tcp::socket>(a.context());
+        s->async_connect({b.address(), 80}, [s](boost::system::error_code ec) {
+          if (ec) return;
+          std::random_device real;  // not the seed's
+          auto mask = std::make_shared<std::array<std::uint32_t, 4>>();
+          for (auto& m : *mask) m = real();
+          asio::async_write(*s, asio::buffer(*mask), [s, mask](auto, std::size_t) {});
+        });
+        w.run();
+      },
+      opts);
+  BOOST_REQUIRE(!r.ok());
+  BOOST_TEST(r.failure->what.find("nondeterminism") != std::string::npos, r.failure->what);
+  BOOST_TEST(r.failure->what.find("the events agree") != std::string::npos, r.failure->what);
+  BOOST_TEST(r.failure->what.find("bytes a socket sent or a file was written") != std::string::npos, r.failure->what);
+}
+
+BOOST_AUTO_TEST_CASE(determinism_self_check_sees_bytes_written_to_a_file_that_differ) {
+  simasio::check_options opts;
+  opts.print = false;
+  opts.seeds = 1;
+  opts.verify_determinism = true;
+  const auto r = simasio::check(
+      [](simasio::world& w) {
+        auto& a = w.add_host("a");
+        asio::post(a.context(), [&a] {
+          simasio::asio::random_access_file f(a.context(), "/data",
+                                              simasio::asio::file_base::read_write | simasio::asio::file_base::create);
+          std::random_device real;
+          const std::uint32_t v = real();
+          f.write_some_at(0, asio::buffer(&v, sizeof v));
+        });
+        w.run();
+      },
+      opts);
+  BOOST_REQUIRE(!r.ok());
+  BOOST_TEST(r.failure->what.find("the events agree") != std::string::npos, r.failure->what);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

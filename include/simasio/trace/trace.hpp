@@ -162,6 +162,16 @@ class trace {
     if (full_) [[unlikely]] keep(trace_event{step, time_ns, host, k, a, b});
   }
 
+  /// Folds bytes that left a socket or reached a file (their hash, see
+  /// hash_bytes) into the rolling hash: two runs whose events agree but
+  /// whose bytes differ hash differently (SIMASIO_VERIFY compares them).
+  void fold_bytes(std::uint64_t bytes_hash) noexcept {
+    if (hash_enabled_) hash_ = fold(hash_, bytes_hash ^ 0xB7E151628AED2A6BULL);
+  }
+  /// A hash of n bytes at p, from seed (a connection or file and an offset):
+  /// our own, the same on every compiler.
+  static std::uint64_t hash_bytes(const void* p, std::size_t n, std::uint64_t seed) noexcept;
+
   /// The rolling hash of all events so far.
   std::uint64_t hash() const noexcept { return hash_; }
   /// Number of events so far.
@@ -185,6 +195,10 @@ class trace {
   /// All events (empty unless record_all was on), but those left out
   /// under record_all's keep_last.
   const std::vector<trace_event>& events() const noexcept { return events_; }
+  /// With record_all: the rolling hash right after each event of events(),
+  /// so the first place two runs part shows even where their events agree
+  /// but their bytes did not.
+  const std::vector<std::uint64_t>& hashes() const noexcept { return hashes_; }
   /// How many recorded events were left out: the oldest under keep_last,
   /// the newest under keep_first.
   std::uint64_t events_omitted() const noexcept { return omitted_; }
@@ -216,6 +230,7 @@ class trace {
 
   std::array<trace_event, ring_size> ring_{};
   std::vector<trace_event> events_;
+  std::vector<std::uint64_t> hashes_;  // parallel to events_
   std::size_t keep_ = static_cast<std::size_t>(-1) / 4;
   std::uint64_t omitted_ = 0;
   bool keep_first_ = false;
