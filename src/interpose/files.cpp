@@ -300,3 +300,42 @@ int munmap(void* address, size_t length) __THROW {
 }
 
 }  // extern "C"
+
+// Weak: a program of its own with a global of one of these names (`bool
+// send;`) links, and keeps its name; that call is then not interposed
+// (README, "Leaks: simasio::interpose").
+#pragma weak open
+#pragma weak open64
+#pragma weak openat
+#pragma weak openat64
+#pragma weak close
+#pragma weak read
+#pragma weak write
+#pragma weak pread
+#pragma weak pread64
+#pragma weak pwrite
+#pragma weak pwrite64
+#pragma weak lseek
+#pragma weak lseek64
+#pragma weak fsync
+#pragma weak fdatasync
+#pragma weak ftruncate
+#pragma weak ftruncate64
+#pragma weak fstat
+#pragma weak fstat64
+#pragma weak stat
+#pragma weak stat64
+#pragma weak lstat
+#pragma weak lstat64
+#pragma weak access
+#pragma weak unlink
+#pragma weak rename
+#pragma weak mkdir
+#pragma weak rmdir
+#pragma weak fchmod
+#pragma weak fchown
+#pragma weak fcntl
+#pragma weak fcntl64
+#pragma weak mmap
+#pragma weak mmap64
+#pragma weak munmap

@@ -458,7 +458,7 @@ int pthread_getname_np(pthread_t thread, char* buf, size_t len) __THROW {
 // ends a process (threads.cpp, world_core::end_running_process); the host
 // and the world go on. Elsewhere (a handler, the test body) they are libc's.
 
-[[noreturn]] void abort() __THROW {
+[[noreturn]] __attribute__((weak)) void abort() __THROW {
   if (sim::in_process()) sim::end_by_signal(SIGABRT, "abort()");
   if (auto f = next_abort.get()) f();
   ::syscall(SYS_tgkill, ::getpid(), ::gettid(), SIGABRT);
@@ -481,7 +481,7 @@ int pthread_getname_np(pthread_t thread, char* buf, size_t len) __THROW {
   abort();
 }
 
-[[noreturn]] void exit(int status) __THROW {
+[[noreturn]] __attribute__((weak)) void exit(int status) __THROW {
   if (sim::in_process()) sim::exit_process(status);
   if (auto f = next_exit.get()) f(status);
   ::syscall(SYS_exit_group, status);
@@ -495,7 +495,7 @@ int pthread_getname_np(pthread_t thread, char* buf, size_t len) __THROW {
   __builtin_unreachable();
 }
 
-[[noreturn]] void _Exit(int status) __THROW {
+[[noreturn]] __attribute__((weak)) void _Exit(int status) __THROW {
   if (sim::in_process()) sim::exit_process(status);
   if (auto f = next__Exit.get()) f(status);
   ::syscall(SYS_exit_group, status);
@@ -691,3 +691,56 @@ int getaddrinfo(const char* node, const char* service, const addrinfo* hints, ad
 }
 
 }  // extern "C"
+
+// Weak: a program of its own with a global of one of these names (`bool
+// send;`) links, and keeps its name; that call is then not interposed
+// (README, "Leaks: simasio::interpose").
+#pragma weak clock_gettime
+#pragma weak gettimeofday
+#pragma weak time
+#pragma weak timerfd_settime
+#pragma weak getrandom
+#pragma weak getentropy
+#pragma weak arc4random
+#pragma weak arc4random_buf
+#pragma weak arc4random_uniform
+#pragma weak rand
+#pragma weak random
+#pragma weak _ZNSt13random_device9_M_getvalEv
+#pragma weak pthread_create
+#pragma weak pthread_join
+#pragma weak pthread_detach
+#pragma weak pthread_self
+#pragma weak pthread_setname_np
+#pragma weak pthread_getname_np
+#pragma weak abort
+#pragma weak __assert_fail
+#pragma weak exit
+#pragma weak _exit
+#pragma weak _Exit
+#pragma weak quick_exit
+#pragma weak pthread_exit
+#pragma weak raise
+#pragma weak kill
+#pragma weak sigaction
+#pragma weak signal
+#pragma weak pthread_mutex_lock
+#pragma weak pthread_mutex_trylock
+#pragma weak pthread_mutex_unlock
+#pragma weak pthread_cond_wait
+#pragma weak pthread_cond_timedwait
+#pragma weak pthread_cond_clockwait
+#pragma weak pthread_cond_signal
+#pragma weak pthread_cond_broadcast
+#pragma weak nanosleep
+#pragma weak clock_nanosleep
+#pragma weak usleep
+#pragma weak sleep
+#pragma weak sched_yield
+#pragma weak socket
+#pragma weak connect
+#pragma weak send
+#pragma weak sendto
+#pragma weak sendmsg
+#pragma weak sendmmsg
+#pragma weak getaddrinfo
