@@ -101,7 +101,12 @@ struct world_options {
   std::uint64_t seed = 0;                               ///< the run's one seed
   simasio::strategy strategy = strategy::random_walk;   ///< scheduling strategy
   int pct_depth = 3;                                    ///< pct: number of priority change points + 1
-  std::uint64_t pct_horizon = 10'000;                   ///< pct: steps over which change points are spread
+  /// pct: steps over which change points are spread. 0 (the default):
+  /// derived from the scenario's run length: check() and replay() run the
+  /// scenario's seed 0 once under random_walk and take its step count (the
+  /// same for every seed, alone or in a sweep); a world built directly with
+  /// 0 spreads them over 1,000 steps. SIMASIO_PCT_HORIZON=N sets it.
+  std::uint64_t pct_horizon = 0;
   link_config link{};                                   ///< default for every link
   std::uint64_t max_steps = 50'000'000;                 ///< runaway guard -> simasio::runaway_error
   /// Stack of each simulated process (host::spawn): mapped on demand, with a

@@ -24,10 +24,13 @@ class pct final : public strategy {
     if (opts.pct_depth < 1)
       throw config_error("simasio: world_options::pct_depth must be at least 1 (got " +
                          std::to_string(opts.pct_depth) + ")");
-    if (opts.pct_horizon < 1) throw config_error("simasio: world_options::pct_horizon must be at least 1");
-    for (int i = 0; i + 1 < depth_; ++i) change_points_.push_back(1 + rng_.below(opts.pct_horizon));
+    // 0: derived by check() from the scenario's run length; a world built
+    // directly has no run to measure and takes a typical one.
+    const std::uint64_t horizon = opts.pct_horizon != 0 ? opts.pct_horizon : direct_horizon;
+    for (int i = 0; i + 1 < depth_; ++i) change_points_.push_back(1 + rng_.below(horizon));
     std::sort(change_points_.begin(), change_points_.end());
   }
+  static constexpr std::uint64_t direct_horizon = 1'000;
   // Initial priorities lie above every change-point priority (0 .. d-2).
   void attach(detail::context_state& ctx) override {
     ctx.priority = static_cast<std::uint64_t>(depth_) + rng_.below(std::uint64_t{1} << 32);
