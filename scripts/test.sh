@@ -16,7 +16,7 @@ run_suite() {
 }
 
 run_suite "tests (g++, optimised)" "$SIMASIO_ROOT/build" "${SIMASIO_OPTIMISED[@]}"
-compiler=g++
-command -v clang++ >/dev/null 2>&1 && compiler=clang++
+compiler=g++ c_compiler=gcc
+command -v clang++ >/dev/null 2>&1 && compiler=clang++ c_compiler=clang
 run_suite "tests ($compiler, ASan+UBSan)" "$SIMASIO_ROOT/build-sanitize" -DCMAKE_CXX_COMPILER="$compiler" \
-  -DCMAKE_BUILD_TYPE=Debug -DSIMASIO_SANITIZE=address,undefined
+  -DCMAKE_C_COMPILER="$c_compiler" -DCMAKE_BUILD_TYPE=Debug -DSIMASIO_SANITIZE=address,undefined

@@ -255,7 +255,7 @@ run_outcome from_child(const detail::isolation::child_outcome& c) {
     }
   }
   if (c.signal != 0) {
-    const std::string name = detail::isolation::signal_name(c.signal);
+    const std::string name = detail::signal_name(c.signal);
     out.type = "simasio::fatal_signal";
     out.what = "the run killed its process with " + name + said;
     out.signature = out.type + ": " + name;

@@ -1,6 +1,8 @@
 // format.cpp — small formatting helpers for messages
 #include <simasio/detail/format.hpp>
 
+#include <cstring>
+
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -19,6 +21,14 @@ std::string format_time(duration t) {
     std::snprintf(buf, sizeof buf, "%s%llu.%09llus", neg ? "-" : "", static_cast<unsigned long long>(mag / 1'000'000'000),
                   static_cast<unsigned long long>(mag % 1'000'000'000));
   return buf;
+}
+
+std::string signal_name(int signal) {
+  const char* abbrev = ::sigabbrev_np(signal);
+  const char* text = ::strsignal(signal);
+  std::string out = abbrev != nullptr ? std::string("SIG") + abbrev : "signal " + std::to_string(signal);
+  if (text != nullptr) out += std::string(" (") + text + ")";
+  return out;
 }
 
 }  // namespace simasio::detail

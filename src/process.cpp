@@ -17,6 +17,7 @@
 #include <simasio/detail/interpose.hpp>
 #include <simasio/error.hpp>
 #include <simasio/host.hpp>
+#include <simasio/log/log.hpp>
 #include <simasio/process.hpp>
 
 #include <boost/context/protected_fixedsize_stack.hpp>
@@ -545,17 +546,21 @@ std::size_t world_core::process_poll(context_state& ctx, std::size_t max) {
   return n < max ? static_cast<std::size_t>(n) : max;
 }
 
+// p's pending resumption, taken back: it will not run.
+void world_core::unqueue(process_state& p) noexcept {
+  if (!p.resume_queued) return;
+  make_unrunnable(p.sched);
+  while (!p.sched.ready.empty()) {
+    p.sched.ready.pop();
+    --p.sched.work;
+  }
+  p.resume_queued = false;
+}
+
 void world_core::kill(process_state& p) {
   if (p.state == process_state::phase::ended) return;
   p.killed = true;
-  if (p.resume_queued) {
-    make_unrunnable(p.sched);
-    while (!p.sched.ready.empty()) {
-      p.sched.ready.pop();
-      --p.sched.work;
-    }
-    p.resume_queued = false;
-  }
+  unqueue(p);
   if (p.state == process_state::phase::fresh) {
     p.main = nullptr;  // it never ran
     end_process(p, killed);
@@ -621,18 +626,6 @@ std::uint32_t world_core::calling_owner() const noexcept {
   return current_ != nullptr ? current_->owner : 0;
 }
 
-namespace {
-
-std::string signal_text(int sig) {
-  const char* abbrev = ::sigabbrev_np(sig);
-  const char* text = ::strsignal(sig);
-  std::string out = abbrev != nullptr ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
-  if (text != nullptr) out += std::string(" (") + text + ")";
-  return out;
-}
-
-}  // namespace
-
 [[noreturn]] void world_core::end_running_process(int how, int value, std::string why) {
   process_state& p = *current_process_;
   if (!group_end_.pending) group_end_ = group_end{true, p.group, how, value, std::move(why)};
@@ -655,14 +648,7 @@ void world_core::end_group_fibers(std::uint32_t group, int how, int value) noexc
   for (std::size_t i = processes_.size(); i-- > group;) {
     process_state& q = *processes_[i];
     if (q.group != group || q.state == process_state::phase::ended) continue;
-    if (q.resume_queued) {
-      make_unrunnable(q.sched);
-      while (!q.sched.ready.empty()) {
-        q.sched.ready.pop();
-        --q.sched.work;
-      }
-      q.resume_queued = false;
-    }
+    unqueue(q);
     detach_waits(q);
     if (q.state == process_state::phase::fresh) {
       q.main = nullptr;
@@ -705,9 +691,18 @@ void world_core::finish_group_end() {
   if (close_owned) close_owned(owner);
   forget_group_sync(end.group);
   forget_images(owner);
+  // The host's log says it too, at its virtual time, among the scenario's lines.
+  try {
+    const std::string how = end.how == exited ? "exited with status " + std::to_string(end.value)
+                                              : "was killed by " + signal_name(end.value);
+    log::logger(*leader.host)->log(end.how == exited ? spdlog::level::info : spdlog::level::err, "process #{} {}{}{}",
+                                   end.group, how, end.why.empty() ? "" : ": ", end.why);
+  } catch (...) {
+    // A log that cannot be written changes nothing of the process's end.
+  }
   if (end.how == signaled && opts_.abnormal_exits_fail && !abnormal_) {
     std::string what = "simasio: process #" + std::to_string(end.group) + " of host '" + host.name +
-                       "' ended abnormally, killed by " + signal_text(end.value);
+                       "' ended abnormally, killed by " + signal_name(end.value);
     if (!end.why.empty()) what += ": " + end.why;
     what += ". Its host and the world go on; a scenario that expects such crashes sets "
             "world_options::abnormal_exits_fail = false and reads process::signal()";

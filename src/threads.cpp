@@ -18,6 +18,7 @@
 #include "process_state.hpp"
 
 #include <simasio/clock.hpp>
+#include <simasio/detail/format.hpp>
 #include <simasio/detail/interpose.hpp>
 #include <simasio/detail/world_core.hpp>
 
@@ -443,10 +444,7 @@ bool ends_by_default(int sig) noexcept {
   }
 }
 
-std::string raised_text(int sig) {
-  const char* abbrev = ::sigabbrev_np(sig);
-  return std::string("a signal it sent itself (SIG") + (abbrev != nullptr ? abbrev : std::to_string(sig).c_str()) + ")";
-}
+std::string raised_text(int sig) { return "a signal it sent itself, " + signal_name(sig); }
 
 }  // namespace
 

@@ -5,6 +5,7 @@
 #include <simasio/error.hpp>
 
 #include <cstdlib>
+#include <fstream>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -13,6 +14,19 @@
 #include <sys/single_threaded.h>
 
 namespace simasio_test {
+
+// This program's resident memory (VmRSS), in KiB.
+inline std::size_t resident_kib() {
+  std::ifstream in("/proc/self/status");
+  std::string word;
+  while (in >> word)
+    if (word == "VmRSS:") {
+      std::size_t kib = 0;
+      in >> kib;
+      return kib;
+    }
+  return 0;
+}
 
 // The what() of the Error that @p f throws, or "no error" when it throws
 // none (an assertion on the message then fails, quoting it).

@@ -121,14 +121,6 @@ void set_last_words(last_words w) {
 
 bool in_child() noexcept { return child_flag; }
 
-std::string signal_name(int signal) {
-  const char* abbrev = ::sigabbrev_np(signal);
-  const char* text = ::strsignal(signal);
-  std::string out = abbrev != nullptr ? std::string("SIG") + abbrev : "signal " + std::to_string(signal);
-  if (text != nullptr) out += std::string(" (") + text + ")";
-  return out;
-}
-
 struct children::child {
   std::uint64_t tag = 0;
   pid_t pid = -1;

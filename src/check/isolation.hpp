@@ -123,9 +123,6 @@ class children {
 // One body in one child, waited for.
 child_outcome run_in_child(child_body body, bool capture_output = false);
 
-// "SIGSEGV (Segmentation fault)".
-std::string signal_name(int signal);
-
 // True in a child forked by children::start (and its descendants).
 bool in_child() noexcept;
 

@@ -458,14 +458,14 @@ int pthread_getname_np(pthread_t thread, char* buf, size_t len) __THROW {
 // ends a process (threads.cpp, world_core::end_running_process); the host
 // and the world go on. Elsewhere (a handler, the test body) they are libc's.
 
-[[noreturn]] __attribute__((weak)) void abort() __THROW {
+__attribute__((noreturn)) void abort() __THROW {
   if (sim::in_process()) sim::end_by_signal(SIGABRT, "abort()");
   if (auto f = next_abort.get()) f();
   ::syscall(SYS_tgkill, ::getpid(), ::gettid(), SIGABRT);
   ::_exit(127);
 }
 
-[[noreturn]] void __assert_fail(const char* assertion, const char* file, unsigned int line, const char* function) __THROW {
+__attribute__((noreturn)) void __assert_fail(const char* assertion, const char* file, unsigned int line, const char* function) __THROW {
   if (sim::in_process()) {
     // glibc's words, on stderr as glibc would write them.
     char text[1024];
@@ -481,35 +481,35 @@ int pthread_getname_np(pthread_t thread, char* buf, size_t len) __THROW {
   abort();
 }
 
-[[noreturn]] __attribute__((weak)) void exit(int status) __THROW {
+__attribute__((noreturn)) void exit(int status) __THROW {
   if (sim::in_process()) sim::exit_process(status);
   if (auto f = next_exit.get()) f(status);
   ::syscall(SYS_exit_group, status);
   __builtin_unreachable();
 }
 
-[[noreturn]] void _exit(int status) {
+__attribute__((noreturn)) void _exit(int status) {
   if (sim::in_process()) sim::exit_process(status);
   if (auto f = next__exit.get()) f(status);
   ::syscall(SYS_exit_group, status);
   __builtin_unreachable();
 }
 
-[[noreturn]] __attribute__((weak)) void _Exit(int status) __THROW {
+__attribute__((noreturn)) void _Exit(int status) __THROW {
   if (sim::in_process()) sim::exit_process(status);
   if (auto f = next__Exit.get()) f(status);
   ::syscall(SYS_exit_group, status);
   __builtin_unreachable();
 }
 
-[[noreturn]] void quick_exit(int status) __THROW {
+__attribute__((noreturn)) void quick_exit(int status) __THROW {
   if (sim::in_process()) sim::exit_process(status);
   if (auto f = next_quick_exit.get()) f(status);
   ::syscall(SYS_exit_group, status);
   __builtin_unreachable();
 }
 
-[[noreturn]] void pthread_exit(void* retval) {
+__attribute__((noreturn)) void pthread_exit(void* retval) {
   if (sim::in_process()) sim::exit_thread(retval);
   if (auto f = next_pthread_exit.get()) f(retval);
   ::syscall(SYS_exit, 0);
@@ -692,55 +692,3 @@ int getaddrinfo(const char* node, const char* service, const addrinfo* hints, ad
 
 }  // extern "C"
 
-// Weak: a program of its own with a global of one of these names (`bool
-// send;`) links, and keeps its name; that call is then not interposed
-// (README, "Leaks: simasio::interpose").
-#pragma weak clock_gettime
-#pragma weak gettimeofday
-#pragma weak time
-#pragma weak timerfd_settime
-#pragma weak getrandom
-#pragma weak getentropy
-#pragma weak arc4random
-#pragma weak arc4random_buf
-#pragma weak arc4random_uniform
-#pragma weak rand
-#pragma weak random
-#pragma weak _ZNSt13random_device9_M_getvalEv
-#pragma weak pthread_create
-#pragma weak pthread_join
-#pragma weak pthread_detach
-#pragma weak pthread_self
-#pragma weak pthread_setname_np
-#pragma weak pthread_getname_np
-#pragma weak abort
-#pragma weak __assert_fail
-#pragma weak exit
-#pragma weak _exit
-#pragma weak _Exit
-#pragma weak quick_exit
-#pragma weak pthread_exit
-#pragma weak raise
-#pragma weak kill
-#pragma weak sigaction
-#pragma weak signal
-#pragma weak pthread_mutex_lock
-#pragma weak pthread_mutex_trylock
-#pragma weak pthread_mutex_unlock
-#pragma weak pthread_cond_wait
-#pragma weak pthread_cond_timedwait
-#pragma weak pthread_cond_clockwait
-#pragma weak pthread_cond_signal
-#pragma weak pthread_cond_broadcast
-#pragma weak nanosleep
-#pragma weak clock_nanosleep
-#pragma weak usleep
-#pragma weak sleep
-#pragma weak sched_yield
-#pragma weak socket
-#pragma weak connect
-#pragma weak send
-#pragma weak sendto
-#pragma weak sendmsg
-#pragma weak sendmmsg
-#pragma weak getaddrinfo

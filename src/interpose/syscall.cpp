@@ -47,7 +47,7 @@ bool is_wait(long op) noexcept {
 // Defined under a C++ name of its own, emitted as the symbol `syscall`: a
 // header that declares glibc's noexcept `syscall` may come in through the
 // standard headers, and clang would give this definition that noexcept.
-extern "C" __attribute__((weak)) long simasio_interposed_syscall(long number, ...) __asm__("syscall");
+extern "C" long simasio_interposed_syscall(long number, ...) __asm__("syscall");
 
 extern "C" __attribute__((no_sanitize("address"))) long simasio_interposed_syscall(long number, ...) {
   va_list ap;

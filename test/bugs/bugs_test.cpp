@@ -88,6 +88,29 @@ simasio::check_options sweep(simasio::strategy s, std::uint64_t seeds) {
   return o;
 }
 
+// How many of a sweep's seeds fail (it goes on past each), and the first.
+std::pair<std::uint64_t, std::uint64_t> failures(const program& prog, const simasio::check_options& o) {
+  const auto all = simasio::check(
+      [&](simasio::world& w) {
+        try {
+          run_program(w, prog.buggy);
+        } catch (const std::exception&) {
+          simasio::count_in_run("failed");
+          simasio::count_in_run("failed at seed " + std::to_string(1'000'000'000 + w.seed()));  // sorts by seed
+        }
+      },
+      o);
+  if (!all.ok() || all.counts.count("failed") == 0) return {0, 0};
+  const std::uint64_t first = std::stoull(all.counts.upper_bound("failed at seed ")->first.substr(15)) - 1'000'000'000;
+  return {all.counts.at("failed"), first};
+}
+
+// Seeds per sweep: 1,000, or SIMASIO_BUG_SEEDS (the sanitizer build runs fewer).
+std::uint64_t seeds_per_sweep() {
+  const char* n = std::getenv("SIMASIO_BUG_SEEDS");
+  return n != nullptr ? std::strtoull(n, nullptr, 10) : 1000;
+}
+
 const char* name_of(simasio::strategy s) { return s == simasio::strategy::pct ? "pct" : "random_walk"; }
 
 // The same seed in a fresh OS process: this program again, asked for that
@@ -125,36 +148,13 @@ BOOST_AUTO_TEST_CASE(every_bug_is_found_within_1000_seeds_by_random_walk_and_pct
     {
       // For the record: change points spread over 10,000 steps, as before
       // the horizon was derived, in runs of a few dozen steps.
-      simasio::check_options old = sweep(simasio::strategy::pct, 1000);
+      simasio::check_options old = sweep(simasio::strategy::pct, seeds_per_sweep());
       old.world.pct_horizon = 10'000;
-      const auto all = simasio::check(
-          [&](simasio::world& w) {
-            try {
-              run_program(w, prog.buggy);
-            } catch (const std::exception&) {
-              simasio::count_in_run("failed");
-            }
-          },
-          old);
-      const auto failing = all.counts.count("failed") != 0 ? all.counts.at("failed") : 0;
-      old_table << " " << failing << " |";
+      old_table << " " << failures(prog, old).first << " |";
     }
     for (const auto s : {simasio::strategy::random_walk, simasio::strategy::pct}) {
-      // 1,000 seeds, each counted as failing or not (by a sweep that goes on).
-      const auto all = simasio::check(
-          [&](simasio::world& w) {
-            try {
-              run_program(w, prog.buggy);
-            } catch (const std::exception&) {
-              simasio::count_in_run("failed");
-              simasio::count_in_run("failed at seed " + std::to_string(1'000'000 + w.seed()));  // sorts by seed
-            }
-          },
-          sweep(s, 1000));
-      BOOST_TEST_REQUIRE(all.ok());
-      const auto failing = all.counts.count("failed") != 0 ? all.counts.at("failed") : 0;
+      const auto [failing, seed] = failures(prog, sweep(s, seeds_per_sweep()));
       BOOST_TEST_REQUIRE(failing > 0u, prog.name << " under " << name_of(s) << ": no seed of 1,000 failed");
-      const std::uint64_t seed = std::stoull(all.counts.upper_bound("failed at seed ")->first.substr(15)) - 1'000'000;
       // That seed fails as a sweep's first failure, and traces the same in a fresh OS process.
       simasio::check_options one = sweep(s, 1);
       one.first_seed = seed;
@@ -173,7 +173,7 @@ BOOST_AUTO_TEST_CASE(every_bug_is_found_within_1000_seeds_by_random_walk_and_pct
 BOOST_AUTO_TEST_CASE(every_fixed_version_passes_1000_seeds_under_both) {
   for (const program& prog : programs)
     for (const auto s : {simasio::strategy::random_walk, simasio::strategy::pct}) {
-      const auto r = simasio::check([&](simasio::world& w) { run_program(w, prog.fixed); }, sweep(s, 1000));
+      const auto r = simasio::check([&](simasio::world& w) { run_program(w, prog.fixed); }, sweep(s, seeds_per_sweep()));
       BOOST_TEST(r.ok(), prog.name << " (fixed) under " << name_of(s) << ": "
                                    << (r.failure ? "seed " + std::to_string(r.failure->seed) + ": " + r.failure->what
                                                  : ""));

@@ -39,6 +39,15 @@ void race(simasio::world& w) {
   if (winner == "b") throw std::runtime_error("b won the race");
 }
 
+// One seed, run twice and compared (SIMASIO_VERIFY), reporting nothing.
+simasio::check_options verify_one_seed() {
+  simasio::check_options opts;
+  opts.print = false;
+  opts.seeds = 1;
+  opts.verify_determinism = true;
+  return opts;
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(check)
@@ -369,10 +378,6 @@ BOOST_AUTO_TEST_CASE(determinism_self_check_names_the_first_diverging_event) {
 // two runs of a seed, and the self-check names the first event that moved.
 // (simasio_interpose_tests runs the same scenario deterministically.)
 BOOST_AUTO_TEST_CASE(determinism_self_check_names_the_event_a_real_clock_read_moved) {
-  simasio::check_options opts;
-  opts.print = false;
-  opts.seeds = 1;
-  opts.verify_determinism = true;
   const auto r = simasio::check(
       [](simasio::world& w) {
         auto& a = w.add_host("a");
@@ -383,7 +388,7 @@ BOOST_AUTO_TEST_CASE(determinism_self_check_names_the_event_a_real_clock_read_mo
         });
         w.run();
       },
-      opts);
+      verify_one_seed());
   BOOST_REQUIRE(!r.ok());
   BOOST_TEST(r.failure->what.find("nondeterminism") != std::string::npos, r.failure->what);
   // Event #0 is the handler that read the clock; #1 is the time advance to its deadline.
@@ -396,10 +401,6 @@ BOOST_AUTO_TEST_CASE(determinism_self_check_names_the_event_a_real_clock_read_mo
 // agrees between the two runs of a seed, the bytes do not, and the
 // self-check says so.
 BOOST_AUTO_TEST_CASE(determinism_self_check_sees_bytes_on_the_wire_that_differ_where_events_agree) {
-  simasio::check_options opts;
-  opts.print = false;
-  opts.seeds = 1;
-  opts.verify_determinism = true;
   const auto r = simasio::check(
       [](simasio::world& w) {
         auto& a = w.add_host("a");
@@ -418,7 +419,7 @@ BOOST_AUTO_TEST_CASE(determinism_self_check_sees_bytes_on_the_wire_that_differ_w
         });
         w.run();
       },
-      opts);
+      verify_one_seed());
   BOOST_REQUIRE(!r.ok());
   BOOST_TEST(r.failure->what.find("nondeterminism") != std::string::npos, r.failure->what);
   BOOST_TEST(r.failure->what.find("the events agree") != std::string::npos, r.failure->what);
@@ -426,10 +427,6 @@ BOOST_AUTO_TEST_CASE(determinism_self_check_sees_bytes_on_the_wire_that_differ_w
 }
 
 BOOST_AUTO_TEST_CASE(determinism_self_check_sees_bytes_written_to_a_file_that_differ) {
-  simasio::check_options opts;
-  opts.print = false;
-  opts.seeds = 1;
-  opts.verify_determinism = true;
   const auto r = simasio::check(
       [](simasio::world& w) {
         auto& a = w.add_host("a");
@@ -442,7 +439,7 @@ BOOST_AUTO_TEST_CASE(determinism_self_check_sees_bytes_written_to_a_file_that_di
         });
         w.run();
       },
-      opts);
+      verify_one_seed());
   BOOST_REQUIRE(!r.ok());
   BOOST_TEST(r.failure->what.find("the events agree") != std::string::npos, r.failure->what);
 }

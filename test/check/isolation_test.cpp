@@ -2,6 +2,8 @@
 #undef NDEBUG  // the assert below must fire in every build
 #include <simasio/simasio.hpp>
 
+#include "../support.hpp"
+
 #include <boost/asio/post.hpp>
 #include <boost/test/unit_test.hpp>
 
@@ -51,18 +53,6 @@ void reads_a_global(simasio::world& w) {
   if (*seen < 0) throw std::runtime_error("the process did not run");
   w.run_for(std::chrono::milliseconds(1 + *seen));
   if (*seen != 0) throw std::runtime_error("the process saw " + std::to_string(*seen) + " left by an earlier seed");
-}
-
-std::size_t resident_kib() {
-  std::ifstream in("/proc/self/status");
-  std::string word;
-  while (in >> word)
-    if (word == "VmRSS:") {
-      std::size_t kib = 0;
-      in >> kib;
-      return kib;
-    }
-  return 0;
 }
 
 }  // namespace
@@ -210,7 +200,7 @@ BOOST_AUTO_TEST_CASE(counts_cross_from_isolated_seeds_to_the_result) {
 BOOST_AUTO_TEST_CASE(the_test_program_does_not_grow_with_what_isolated_seeds_leak) {
   // Each seed's process leaks 4 MiB it has touched: isolated, none of it
   // stays in the test program.
-  const std::size_t before = resident_kib();
+  const std::size_t before = simasio_test::resident_kib();
   const auto r = simasio::check(
       [](simasio::world& w) {
         auto& h = w.add_host("h");
@@ -222,7 +212,7 @@ BOOST_AUTO_TEST_CASE(the_test_program_does_not_grow_with_what_isolated_seeds_lea
       },
       isolated(100));
   BOOST_TEST(r.ok());
-  BOOST_TEST(resident_kib() < before + 16 * 1024, before << " KiB before, " << resident_kib() << " after");
+  BOOST_TEST(simasio_test::resident_kib() < before + 16 * 1024, before << " KiB before, " << simasio_test::resident_kib() << " after");
 }
 
 BOOST_AUTO_TEST_CASE(a_malformed_isolation_setting_is_a_config_error) {

@@ -5,6 +5,7 @@
 
 #include "glue_scenarios.hpp"
 
+#include <cstdlib>
 #include <string>
 
 namespace net = simasio::asio;
@@ -46,6 +47,17 @@ TEST(Glue, PlainCheckRecordsItsSeeds) {
   opts.seeds = 40;
   const auto r = simasio::check([](simasio::world& w) { record_seed(w.seed()); }, opts);
   EXPECT_TRUE(r.ok());
+}
+
+// Aborts on seed 3: isolated (SIMASIO_ISOLATION=1), that seed's failure,
+// and the program goes on (run only by name).
+SIMASIO_TEST(Glue, AbortsOnSeed3, 10) {
+  if (world.seed() == 3) std::abort();
+}
+
+// Skips on even seeds: the glue counts skipped seeds, isolated or not.
+SIMASIO_TEST(Glue, SkipsEvenSeeds, 10) {
+  if (world.seed() % 2 == 0) GTEST_SKIP() << "even";
 }
 
 int main(int argc, char** argv) {

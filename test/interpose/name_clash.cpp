@@ -1,7 +1,7 @@
-// name_clash.cpp — a program with a global named like a function simasio::interpose defines still links and runs
+// name_clash.cpp — a program with globals named like functions simasio::interpose defines (name_clash_flags.cpp)
 //
-// The interposed definitions are weak: the program's own `send` keeps its
-// name (and that call is then not interposed); everything else is.
+// With external linkage the link fails, naming the symbol; made file-local
+// (static) they link, and the program runs with everything interposed.
 #include <simasio/simasio.hpp>
 
 #include <chrono>

@@ -270,6 +270,11 @@ BOOST_AUTO_TEST_CASE(how_a_process_ended_is_in_the_trace) {
     if (e.kind == simasio::event_kind::process_end) ends += simasio::describe(e) + "\n";
   BOOST_TEST(ends.find("how=exited status=5") != std::string::npos, ends);
   BOOST_TEST(ends.find("how=signaled signal=6") != std::string::npos, ends);
+  // ... and in the hosts' logs, at their virtual time.
+  std::string log;
+  for (const std::string& line : simasio::log::recent_lines(w)) log += line + "\n";
+  BOOST_TEST(log.find("[h] [info] process #0 exited with status 5") != std::string::npos, log);
+  BOOST_TEST(log.find("[g] [error] process #1 was killed by SIGABRT (Aborted): abort()") != std::string::npos, log);
 }
 
 BOOST_AUTO_TEST_CASE(a_sweep_of_aborting_processes_reports_the_seed_and_goes_on_to_the_next_test) {

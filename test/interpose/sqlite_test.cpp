@@ -8,6 +8,8 @@
 // the money adds up, and every acknowledged transfer is there.
 #include <simasio/simasio.hpp>
 
+#include "../support.hpp"
+
 #include <boost/test/unit_test.hpp>
 
 #include <sqlite3.h>
@@ -154,20 +156,8 @@ simasio::check_options sweep() {
   return o;
 }
 
-std::size_t resident_kib() {
-  std::ifstream in("/proc/self/status");
-  std::string word;
-  while (in >> word)
-    if (word == "VmRSS:") {
-      std::size_t kib = 0;
-      in >> kib;
-      return kib;
-    }
-  return 0;
-}
-
 void sweep_bank(const bank_mode& mode) {
-  const std::size_t before = resident_kib();
+  const std::size_t before = simasio_test::resident_kib();
   const auto r = simasio::check([mode](simasio::world& w) { power_cut_bank(w, mode); }, sweep());
   BOOST_TEST(r.ok(), (r.failure ? r.failure->what : ""));
   BOOST_TEST(r.isolated);
@@ -175,7 +165,7 @@ void sweep_bank(const bank_mode& mode) {
   BOOST_TEST_MESSAGE(mode.journal << " " << mode.sync << ": " << r.runs << " seeds, " << inside
                                   << " cuts inside sqlite3_exec");
   BOOST_TEST(inside > r.runs / 2);  // most cuts land inside a statement
-  BOOST_TEST(resident_kib() < before + 8 * 1024, before << " KiB before, " << resident_kib() << " after");
+  BOOST_TEST(simasio_test::resident_kib() < before + 8 * 1024, before << " KiB before, " << simasio_test::resident_kib() << " after");
 }
 
 }  // namespace

@@ -456,6 +456,7 @@ class world_core {
   void detach_waits(process_state& p) noexcept;
   [[noreturn]] void throw_parked(process_state& p);
   void finish_group_end();
+  void unqueue(process_state& p) noexcept;
   void end_group_fibers(std::uint32_t group, int how, int value) noexcept;
 
   world_options opts_;
