@@ -93,13 +93,11 @@ boost::system::error_code socket_service::set_option(socket_state& s, int level,
       case SO_BROADCAST: s.broadcast = as_int() != 0; return {};
       case SO_SNDBUF:
         if (as_int() <= 0) return boost::asio::error::invalid_argument;
-        if (s.proto == transport::tcp) net_checked().tcp().pin_send_buffer(s, static_cast<std::size_t>(as_int()));
-        else s.send_buffer = static_cast<std::size_t>(as_int());
+        net_checked().tcp().pin_send_buffer(s, static_cast<std::size_t>(as_int()));
         return {};
       case SO_RCVBUF:
         if (as_int() <= 0) return boost::asio::error::invalid_argument;
-        if (s.proto == transport::tcp) net_checked().tcp().pin_receive_buffer(s, static_cast<std::size_t>(as_int()));
-        else s.receive_buffer = static_cast<std::size_t>(as_int());
+        net_checked().tcp().pin_receive_buffer(s, static_cast<std::size_t>(as_int()));
         return {};
       case SO_LINGER: {
         const auto* l = static_cast<const ::linger*>(data);
@@ -111,6 +109,7 @@ boost::system::error_code socket_service::set_option(socket_state& s, int level,
     }
   }
   if (level == IPPROTO_TCP) {
+    if (s.proto != transport::tcp) return boost::asio::error::no_protocol_option;  // Linux: ENOPROTOOPT
     const int v = as_int();
     switch (name) {
       case TCP_NODELAY: s.no_delay = v != 0; return {};
@@ -195,11 +194,10 @@ boost::system::error_code socket_service::get_option(const socket_state& s, int 
       case SO_REUSEADDR: return put_int(s.reuse_address);
       case SO_KEEPALIVE: return put_int(s.keep_alive);
       case SO_BROADCAST: return put_int(s.broadcast);
-      // TCP keeps Linux's figure, twice what was asked; Asio on Linux
-      // halves it on the way out so that the value set reads back.
-      case SO_SNDBUF: return put_int(static_cast<int>(s.proto == transport::tcp ? s.send_buffer / 2 : s.send_buffer));
-      case SO_RCVBUF:
-        return put_int(static_cast<int>(s.proto == transport::tcp ? s.receive_buffer / 2 : s.receive_buffer));
+      // Linux's figure, twice what was asked; Asio on Linux halves it on
+      // the way out so that the value set reads back.
+      case SO_SNDBUF: return put_int(static_cast<int>(s.send_buffer / 2));
+      case SO_RCVBUF: return put_int(static_cast<int>(s.receive_buffer / 2));
       case SO_LINGER: {
         auto* l = static_cast<::linger*>(data);
         l->l_onoff = s.linger_on ? 1 : 0;
@@ -211,6 +209,7 @@ boost::system::error_code socket_service::get_option(const socket_state& s, int 
     }
   }
   if (level == IPPROTO_TCP) {
+    if (s.proto != transport::tcp) return boost::asio::error::no_protocol_option;
     switch (name) {
       case TCP_NODELAY: return put_int(s.no_delay);
       case TCP_KEEPIDLE: return put_int(s.keep_idle);

@@ -83,7 +83,10 @@ class basic_datagram_socket : public basic_socket<Protocol, Executor> {
                    boost::system::error_code& ec) {
     this->check_thread();
     if (!this->is_open() || !this->state_->connected) {
-      ec = this->is_open() ? boost::asio::error::not_connected : boost::asio::error::bad_descriptor;
+      // Linux: EDESTADDRREQ on a socket with no peer.
+      ec = this->is_open() ? boost::system::error_code(boost::system::errc::destination_address_required,
+                                                       boost::system::system_category())
+                           : boost::asio::error::bad_descriptor;
       return 0;
     }
     return send_to(buffers, detail::from_net<endpoint_type>(this->state_->remote), flags, ec);
@@ -173,7 +176,8 @@ class basic_datagram_socket : public basic_socket<Protocol, Executor> {
   ///
   /// @par Completion Signature
   /// @code void(boost::system::error_code, std::size_t) @endcode
-  /// As async_send_to(), and not_connected (nothing sent) before connect(),
+  /// As async_send_to(), and destination_address_required (Linux's
+  /// EDESTADDRREQ, nothing sent) before connect(),
   /// bad_descriptor on a closed socket.
   ///
   /// @par Per-Operation Cancellation

@@ -173,8 +173,14 @@ class basic_socket : public boost::asio::socket_base {
   }
   void connect(const endpoint_type& peer, boost::system::error_code& ec) {
     check_thread();
-    if (service_->ctx().core != nullptr && service_->ctx().core->running() && !service_->ctx().core->in_process()) {
-      ec = error::would_block;  // a handshake can never finish inside a handler
+    // A TCP handshake can never finish inside a handler; a UDP connect, or
+    // one that only collects a finished handshake, does not wait.
+    const bool waits = peer.protocol().type() == SOCK_STREAM &&
+                       !(state_ != nullptr && (state_->connected || state_->connecting ||
+                                               state_->connect_result != detail::socket_state::uncollected::none));
+    if (waits && service_->ctx().core != nullptr && service_->ctx().core->running() &&
+        !service_->ctx().core->in_process()) {
+      ec = error::would_block;
       return;
     }
     if (!is_open()) {
@@ -368,9 +374,9 @@ class basic_socket : public boost::asio::socket_base {
   ///
   /// @par Completion Signature
   /// @code void(boost::system::error_code) @endcode
-  /// wait_read and wait_write complete with the connection's failure
-  /// (connection_reset, timed_out) if it failed, else success; wait_error
-  /// with success; bad_descriptor on a closed socket; operation_aborted on
+  /// Success when ready, as poll reports it: a connection that failed is
+  /// ready to read and write (the read or write then reports the failure);
+  /// wait_error with success when a failure is pending; bad_descriptor on a closed socket; operation_aborted on
   /// cancel() or close().
   ///
   /// @par Per-Operation Cancellation

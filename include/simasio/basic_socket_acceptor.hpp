@@ -328,7 +328,7 @@ class basic_socket_acceptor : public boost::asio::socket_base {
                  op.non_blocking_ = sock_.non_blocking();
                  prepare_accept(op, peer, peer_endpoint);
                });
-         }).first;
+         }, sock_.non_blocking()).first;
   }
 
   template <typename Peer, typename Token>

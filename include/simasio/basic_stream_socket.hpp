@@ -131,8 +131,9 @@ class basic_stream_socket : public basic_socket<Protocol, Executor> {
   /// @par Completion Signature
   /// @code void(boost::system::error_code, std::size_t) @endcode
   /// The bytes taken (0 for empty buffers, at once). Errors: broken_pipe after
-  /// shutdown(shutdown_send); connection_reset or timed_out once the
-  /// connection failed; not_connected; bad_descriptor on a closed socket;
+  /// shutdown(shutdown_send), on a socket that never connected, and after a
+  /// failure was reported; connection_reset or timed_out once, when the
+  /// connection failed (broken_pipe for a reset after the peer's FIN); bad_descriptor on a closed socket;
   /// operation_aborted on cancel() or close().
   ///
   /// @par Per-Operation Cancellation
@@ -217,8 +218,10 @@ class basic_stream_socket : public basic_socket<Protocol, Executor> {
   /// The bytes read (0 for empty buffers, at once). Errors: eof once the
   /// data before the peer's FIN (its graceful close or shutdown_send) is
   /// read, or after shutdown(shutdown_receive) here; connection_reset
-  /// after an abortive close or a reset; timed_out when retransmission or
-  /// keep-alive gives up; not_connected; bad_descriptor on a closed socket;
+  /// after an abortive close or a reset, or timed_out when retransmission
+  /// or keep-alive gives up: once, after the bytes that arrived before it,
+  /// then eof (as Linux's recv); not_connected on a socket that never
+  /// connected; bad_descriptor on a closed socket;
   /// operation_aborted on cancel() or close().
   ///
   /// @par Per-Operation Cancellation

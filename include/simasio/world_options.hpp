@@ -50,6 +50,9 @@ struct tcp_buffers {
   /// capped here, then doubled (Linux keeps room for its bookkeeping), and
   /// pins the size.
   std::size_t option_max = 212992;
+  /// net.core.wmem_default and rmem_default: a UDP socket's send and
+  /// receive buffers until SO_SNDBUF / SO_RCVBUF set them.
+  std::size_t socket_default = 212992;
 };
 
 /// How the scheduler picks the next handler among runnable contexts.

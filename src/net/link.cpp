@@ -291,6 +291,7 @@ packet* link_layer::new_packet(packet::type t, std::uint32_t from_host, const ne
     p->nonce = 0;
     p->fin = false;
     p->judged_at = 0;
+    p->not_before = duration(0);
     p->prev = nullptr;
   } else {
     p = new packet;
@@ -356,7 +357,7 @@ void link_layer::send(packet* p) {
     record(event_kind::net_duplicate, p->from_host, p->seq, p->to_host);
     schedule_arrival(copy, sent_at + draw_latency(r, cfg) + j.by);
   }
-  schedule_arrival(p, sent_at + draw_latency(r, cfg) + j.by);
+  schedule_arrival(p, std::max(sent_at + draw_latency(r, cfg) + j.by, p->not_before));
 }
 
 // ---- protocols -------------------------------------------------------------------------

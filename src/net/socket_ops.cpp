@@ -55,7 +55,12 @@ boost::system::error_code socket_ops::open(socket_state& s, bool v6) {
   reset_state(s);
   s.open = true;
   s.v6 = v6;
-  if (s.proto == transport::tcp) tcp_.init_buffers(s);
+  if (s.proto == transport::tcp) {
+    tcp_.init_buffers(s);
+  } else {
+    s.send_buffer = tcp_.buffers.socket_default;
+    s.receive_buffer = tcp_.buffers.socket_default;
+  }
   return {};
 }
 
@@ -95,7 +100,7 @@ boost::system::error_code socket_ops::listen(socket_state& s, int backlog) {
     if (auto ec = bind_any(s)) return ec;
   if (!table_.may_listen(s.ctx->host->id, s)) return aerr::address_in_use;
   s.listening = true;
-  s.backlog = backlog < 1 ? 1 : backlog;
+  s.backlog = std::clamp(backlog, 0, 4096);  // net.core.somaxconn caps it; Linux keeps one more than this
   return {};
 }
 
@@ -203,6 +208,11 @@ boost::system::error_code socket_ops::leave_group(socket_state& s, const boost::
 bool socket_ops::complete_connect(socket_state& s, boost::system::error_code ec) {
   for (sock_op* op = s.pending_head; op != nullptr; op = op->next_pending_)
     if (op->kind_ == sock_op::kind::connect) {
+      // An asynchronous (non-blocking) connect leaves its result for the
+      // next connect() to collect, as Linux's SS_CONNECTING does.
+      if (s.proto == transport::tcp && !op->direct_ && ec != aerr::already_connected && ec != aerr::already_started &&
+          ec != aerr::operation_aborted)
+        s.connect_result = ec ? socket_state::uncollected::failed : socket_state::uncollected::succeeded;
       complete(*op, ec, 0);
       return true;
     }
@@ -216,6 +226,16 @@ void socket_ops::on_connect_done(void* self, socket_state& s, boost::system::err
 }
 
 void socket_ops::start_connect(socket_state& s, const net_endpoint& to) {
+  if (s.proto == transport::tcp && s.connect_result != socket_state::uncollected::none) {
+    const bool succeeded = s.connect_result == socket_state::uncollected::succeeded;
+    s.connect_result = socket_state::uncollected::none;
+    for (sock_op* op = s.pending_head; op != nullptr; op = op->next_pending_)
+      if (op->kind_ == sock_op::kind::connect) {
+        complete(*op, succeeded ? boost::system::error_code() : aerr::connection_aborted, 0);
+        return;
+      }
+    return;
+  }
   if (s.connected) {
     pump(s);
     complete_connect(s, aerr::already_connected);
@@ -384,21 +404,24 @@ void socket_ops::pump(socket_state& s) {
           accept_blocked = true;
         }
         break;
+      // Readiness, as poll reports it: a failed connection is readable and
+      // writable (the read or write then reports the error).
       case sock_op::kind::wait_read:
-        if (s.failed || !s.rx.empty() || s.rx_fin || s.rx_shutdown || !s.accept_queue.empty() || !s.datagrams.empty())
-          complete(*op, s.failed, 0);
+        if (s.failed || s.ended || !s.rx.empty() || s.rx_fin || s.rx_shutdown || !s.accept_queue.empty() ||
+            !s.datagrams.empty())
+          complete(*op, {}, 0);
         break;
       case sock_op::kind::wait_write: {
-        const bool writable = s.proto == transport::udp || s.failed || s.tx_shutdown ||
+        const bool writable = s.proto == transport::udp || s.failed || s.ended || s.tx_shutdown ||
                               (s.connected && s.conn != nullptr && write_room(s) > 0);
-        if (writable) complete(*op, s.failed, 0);
+        if (writable) complete(*op, {}, 0);
         break;
       }
       case sock_op::kind::wait_error:
         if (s.failed) complete(*op, {}, 0);
         break;
       case sock_op::kind::connect:
-        if (s.failed && !s.connecting) complete(*op, s.failed, 0);  // reset during the handshake
+        if (s.failed && !s.connecting) complete(*op, std::exchange(s.failed, {}), 0);  // reset during the handshake
         break;  // otherwise completed by the handshake
     }
     op = next;
@@ -430,6 +453,10 @@ void socket_ops::accept(socket_state& listener, sock_op& op) {
 
 bool socket_ops::try_read(socket_state& s, sock_op& op) {
   if (s.proto == transport::udp) {
+    if (s.failed) {  // ICMP port unreachable on a connected socket, reported once (before queued datagrams, as Linux)
+      complete(op, std::exchange(s.failed, {}), 0);
+      return true;
+    }
     if (s.datagrams.empty()) return false;
     datagram& d = s.datagrams.front();
     std::size_t copied = 0;
@@ -437,7 +464,7 @@ bool socket_ops::try_read(socket_state& s, sock_op& op) {
       copied += boost::asio::buffer_copy(op.bufs_[i], boost::asio::buffer(d.data.data() + copied, d.data.size() - copied));
     if (op.sender_ != nullptr) op.write_sender_(op.sender_, d.from);
     if (!op.peek_) {
-      s.datagram_bytes -= d.data.size();
+      s.datagram_bytes -= datagram_memory(d.data.size());
       link_.keep_buffer(std::move(d.data));
       s.datagrams.pop_front();
     }
@@ -445,10 +472,6 @@ bool socket_ops::try_read(socket_state& s, sock_op& op) {
     return true;
   }
   const std::size_t cap = op.capacity();
-  if (s.failed) {
-    complete(op, s.failed, 0);
-    return true;
-  }
   if (cap == 0) {
     complete(op, {}, 0);  // Asio: a zero-sized read completes at once
     return true;
@@ -472,7 +495,17 @@ bool socket_ops::try_read(socket_state& s, sock_op& op) {
       if (socket_state* peer = table_.find(s.conn->sock[1 - s.side])) pump(*peer);
     return true;
   }
+  // As Linux's tcp_recvmsg: after the peer's FIN, eof; else a pending
+  // error, once; then eof on a connection that died.
   if (s.rx_fin || s.rx_shutdown) {
+    complete(op, aerr::eof, 0);
+    return true;
+  }
+  if (s.failed) {
+    complete(op, std::exchange(s.failed, {}), 0);
+    return true;
+  }
+  if (s.ended) {
     complete(op, aerr::eof, 0);
     return true;
   }
@@ -500,8 +533,10 @@ bool socket_ops::try_write(socket_state& s, sock_op& op) {
     complete(op, op.ec_, op.bytes_);  // UDP sends are decided at initiation
     return true;
   }
+  // As Linux's tcp_sendmsg: a pending error, once; then (and on a socket
+  // that never connected, or after shutdown) a broken pipe.
   if (s.failed) {
-    complete(op, s.failed, 0);
+    complete(op, std::exchange(s.failed, {}), 0);
     return true;
   }
   if (s.tx_shutdown) {
@@ -510,7 +545,7 @@ bool socket_ops::try_write(socket_state& s, sock_op& op) {
   }
   if (!s.connected) {
     if (s.connecting) return false;
-    complete(op, aerr::not_connected, 0);
+    complete(op, aerr::broken_pipe, 0);
     return true;
   }
   const std::size_t cap = op.capacity();

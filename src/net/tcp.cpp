@@ -183,7 +183,9 @@ void tcp_layer::syn(packet& p) {
     send_syn_ack(*c);
     return;
   }  // else we dropped that half-open connection: a new one, as on Linux
-  if (static_cast<int>(listener->accept_queue.size()) >= listener->backlog) return;  // full: the client retries
+  // Full (Linux's sk_acceptq_is_full: more than the backlog waits): the
+  // SYN is dropped and the client retries.
+  if (static_cast<int>(listener->accept_queue.size()) > listener->backlog) return;
   auto conn = std::make_unique<tcp_connection>();
   conn->tcp = this;
   conn->id = connections_.size() + 1;
@@ -204,6 +206,7 @@ void tcp_layer::syn(packet& p) {
   embryo.receive_pinned = listener->receive_pinned;
   embryo.reuse_address = listener->reuse_address;  // inherited, as on Linux
   embryo.keep_alive = listener->keep_alive;
+  embryo.no_delay = listener->no_delay;
   embryo.keep_idle = listener->keep_idle;
   embryo.keep_interval = listener->keep_interval;
   embryo.keep_count = listener->keep_count;
@@ -278,7 +281,7 @@ bool tcp_layer::complete_handshake(tcp_connection& c) {
     drop_half_open(c, false);
     return false;
   }
-  if (static_cast<int>(listener->accept_queue.size()) >= listener->backlog) return false;
+  if (static_cast<int>(listener->accept_queue.size()) > listener->backlog) return false;
   end_handshake(core_, c);
   std::erase(listener->syn_queue, embryo->id);
   listener->accept_queue.push_back(embryo->id);
@@ -363,7 +366,12 @@ void tcp_layer::send_rst(std::uint32_t from_host, const net_endpoint& from, std:
   packet* r = link_.new_packet(packet::type::rst, from_host, from, to_host, to);
   r->conn = conn;
   r->side = to_side;
-  if (tcp_connection* c = find_connection(conn)) ++c->packets;
+  if (tcp_connection* c = find_connection(conn)) {
+    ++c->packets;
+    // Behind what its side already put on the wire: a reset never
+    // overtakes the data sent before it.
+    if (!c->chan[1 - to_side].in_flight.empty()) r->not_before = c->chan[1 - to_side].last_arrival + duration(1);
+  }
   link_.send(r);
 }
 
@@ -599,7 +607,7 @@ void tcp_layer::established(tcp_connection& c, int side) {
 
 void tcp_layer::arm_keepalive(socket_state& s) {
   tcp_connection* c = s.conn;
-  if (c == nullptr || !s.keep_alive || s.failed) return;
+  if (c == nullptr || !s.keep_alive || s.failed || s.ended) return;
   auto& ev = c->keepalive[s.side];
   if (!ev) {
     ev = std::make_unique<timed_event>(
@@ -620,7 +628,7 @@ void tcp_layer::arm_keepalive(socket_state& s) {
 // acknowledgement, retransmission watches the peer instead.
 void tcp_layer::keepalive(tcp_connection& c, int side) {
   socket_state* s = table_.find(c.sock[side]);
-  if (s == nullptr || s->conn != &c || !s->keep_alive || s->failed) return;
+  if (s == nullptr || s->conn != &c || !s->keep_alive || s->failed || s->ended) return;
   const duration idle = std::chrono::seconds(s->keep_idle);
   const duration now = core_.now();
   const tcp_channel& ch = c.chan[side];
@@ -667,12 +675,15 @@ void tcp_layer::keepalive(tcp_connection& c, int side) {
 // ---- failure and close ------------------------------------------------------------------
 
 void tcp_layer::fail(socket_state& s, boost::system::error_code ec) {
-  if (s.failed) return;
+  if (s.failed || s.ended) return;
+  // As Linux's tcp_reset: a reset after the peer's FIN (CLOSE_WAIT) is a
+  // broken pipe. What arrived before stays readable.
+  if (ec == aerr::connection_reset && s.rx_fin) ec = aerr::broken_pipe;
   s.failed = ec;
   s.connecting = false;
   link_.record(event_kind::tcp_reset, s.ctx->host->id, s.conn != nullptr ? s.conn->id : 0,
                static_cast<std::uint64_t>(ec.value()));
-  s.rx.clear();
+  if (s.conn != nullptr) s.ended = true;
   detach_connection(s);
   ready(s);
 }

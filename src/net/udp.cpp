@@ -35,12 +35,14 @@ void udp_layer::deliver(void* self, packet& p) {
     return s.ctx->host->up && !(s.connected && !(s.remote == p.from));
   };
   const auto has_room = [&p](const socket_state& s) {
-    return s.datagram_bytes + p.data.size() <= s.receive_buffer;
+    // Linux: what fits, and always one datagram into an empty queue.
+    return s.datagram_bytes == 0 || s.datagram_bytes + datagram_memory(p.data.size()) <= s.receive_buffer;
   };
   if (!p.to.address.is_multicast()) {
     socket_state* s = udp.table_.bound(p.to_host, transport::udp, p.to.address, p.to.port);
     if (s == nullptr || !takes(*s)) {
       udp.link_.record(event_kind::net_drop, p.to_host, p.seq, drop_code(drop_reason::no_socket));
+      if (s == nullptr) udp.port_unreachable(p);
     } else if (!has_room(*s)) {
       udp.link_.record(event_kind::net_drop, p.to_host, p.seq, drop_code(drop_reason::buffer_full));
     } else {
@@ -72,8 +74,19 @@ void udp_layer::deliver(void* self, packet& p) {
   udp.enqueue(*to.back(), p.from, std::move(p.data));
 }
 
+// Nobody has the port: the host answers with ICMP port unreachable, which
+// Linux reports to a sender connected to that address and port (its next
+// receive fails with connection_refused); an unconnected sender never hears.
+void udp_layer::port_unreachable(const packet& p) {
+  if (!link_.host(p.to_host).up || !link_.host(p.from_host).up) return;
+  socket_state* sender = table_.bound(p.from_host, transport::udp, p.from.address, p.from.port);
+  if (sender == nullptr || !sender->connected || !(sender->remote == p.to)) return;
+  sender->failed = boost::asio::error::connection_refused;
+  ready_(ready_self_, *sender);
+}
+
 void udp_layer::enqueue(socket_state& s, const net_endpoint& from, std::vector<char> data) {
-  s.datagram_bytes += data.size();
+  s.datagram_bytes += datagram_memory(data.size());
   s.datagrams.push_back(datagram{from, std::move(data)});
   ready_(ready_self_, s);
 }

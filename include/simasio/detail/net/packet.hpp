@@ -44,6 +44,7 @@ struct packet {
   std::vector<char> data;
   bool fin = false;
   std::uint64_t judged_at = 0;  // the rule serial when it left: later rules judge it on arrival
+  duration not_before{0};       // rst: after the segments its side sent before it (one flow does not reorder)
   link_layer* link = nullptr;
   timed_event ev{&on_fire, this};
   packet* prev = nullptr;

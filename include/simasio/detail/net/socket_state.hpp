@@ -120,7 +120,16 @@ struct socket_state {
   bool rx_fin = false;          // the peer's FIN arrived after rx
   bool tx_shutdown = false;     // we sent (or queued) our FIN
   bool rx_shutdown = false;     // shutdown(receive): reads see eof
-  boost::system::error_code failed;  // reset, timed out: every operation fails with it
+  // Linux's sk_err: a reset or timeout, reported once by the next read
+  // (after the data that arrived before it) or write, then cleared.
+  boost::system::error_code failed;
+  bool ended = false;  // the connection died (reset, timeout): reads then see eof, writes broken_pipe
+  // A connect that completed asynchronously and no later connect() has
+  // collected (Linux's SS_CONNECTING): the next connect returns success
+  // (it succeeded) or connection_aborted (it failed), and only then
+  // already_connected or a new attempt.
+  enum class uncollected : std::uint8_t { none, succeeded, failed };
+  uncollected connect_result = uncollected::none;
   bool connecting = false;
   std::uint64_t connect_nonce = 0;  // which connect attempt a handshake packet answers
   int syn_attempts = 0;             // SYNs sent by this connect

@@ -1,0 +1,65 @@
+// simulated.cpp — the differential scenarios on simasio: two hosts, no faults.
+#include "observe.hpp"
+
+#include <simasio/asio.hpp>
+#include <simasio/simasio.hpp>
+
+#include <array>
+#include <memory>
+#include <optional>
+
+namespace simasio_diff::sim {
+namespace net = simasio::asio;
+#include "env.ipp"
+#include "scenarios.ipp"
+}  // namespace simasio_diff::sim
+
+namespace simasio_diff {
+
+// Each scenario in a world of its own: the server's objects on host
+// "server", the scenario (the client) on host "client".
+std::vector<scenario_run> run_simulated(const run_settings& s) {
+  namespace net = simasio::asio;
+  std::vector<scenario_run> out;
+  for (const auto& [name, fn] : sim::registry()) {
+    if (!s.only.empty() && s.only != name) continue;
+    observations obs;
+    try {
+      simasio::world_options o;
+      o.seed = s.seed;
+      o.link.mtu = s.mtu;
+      simasio::world w(o);
+      simasio::tcp_buffers b;  // the profile of the kernel compared with
+      b.send_initial = static_cast<std::size_t>(s.profile.tcp_wmem[1]);
+      b.send_max = static_cast<std::size_t>(s.profile.tcp_wmem[2]);
+      b.receive_initial = static_cast<std::size_t>(s.profile.tcp_rmem[1]);
+      b.receive_max = static_cast<std::size_t>(s.profile.tcp_rmem[2]);
+      b.option_max = static_cast<std::size_t>(s.profile.rmem_max);
+      b.socket_default = static_cast<std::size_t>(s.profile.rmem_default);
+      w.net().set_tcp_buffers(b);
+      auto& server = w.add_host("server");
+      auto& client = w.add_host("client");
+      sim::env e{server.context(), client.context(), server.address(), std::chrono::milliseconds(100), s.mtu, obs};
+      bool done = false;
+      net::co_spawn(client.context(), fn(e), [&](std::exception_ptr p) {
+        done = true;
+        if (!p) return;
+        try {
+          std::rethrow_exception(p);
+        } catch (const boost::system::system_error& x) {
+          obs.note("throws " + ec_name(x.code()));
+        } catch (const std::exception& x) {
+          obs.note(std::string("throws ") + x.what());
+        }
+      });
+      w.run_until([&] { return done; }, std::chrono::seconds(600));
+      if (!done) obs.note("did not finish");
+    } catch (const std::exception& x) {
+      obs.note(std::string("simulation failed: ") + x.what());
+    }
+    out.push_back({name, std::move(obs.lines)});
+  }
+  return out;
+}
+
+}  // namespace simasio_diff
