@@ -5,8 +5,10 @@
 
 #include <boost/asio/error.hpp>
 #include <boost/system/error_code.hpp>
+#include <boost/system/system_error.hpp>
 
 #include <cstring>
+#include <exception>
 #include <functional>
 #include <string>
 #include <vector>
@@ -30,6 +32,17 @@ inline std::string ec_name(const boost::system::error_code& ec) {
 struct observations {
   std::vector<std::string> lines;
   void note(std::string line) { lines.push_back(std::move(line)); }
+  // How a scenario ended when it threw: the error's name, as both sides spell it.
+  void note_exception(const std::exception_ptr& p) {
+    if (!p) return;
+    try {
+      std::rethrow_exception(p);
+    } catch (const boost::system::system_error& x) {
+      note("throws " + ec_name(x.code()));
+    } catch (const std::exception& x) {
+      note(std::string("throws ") + x.what());
+    }
+  }
 };
 
 // How a build runs its scenarios: name, then the function filling observations.

@@ -37,14 +37,7 @@ std::vector<scenario_run> run_real(const run_settings& s) {
       bool done = false;
       net::co_spawn(io, fn(e), [&](std::exception_ptr p) {
         done = true;
-        if (!p) return;
-        try {
-          std::rethrow_exception(p);
-        } catch (const boost::system::system_error& x) {
-          obs.note("throws " + ec_name(x.code()));
-        } catch (const std::exception& x) {
-          obs.note(std::string("throws ") + x.what());
-        }
+        obs.note_exception(p);
       });
       io.run_for(std::chrono::seconds(20));
       if (!done) obs.note("did not finish");

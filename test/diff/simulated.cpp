@@ -43,14 +43,7 @@ std::vector<scenario_run> run_simulated(const run_settings& s) {
       bool done = false;
       net::co_spawn(client.context(), fn(e), [&](std::exception_ptr p) {
         done = true;
-        if (!p) return;
-        try {
-          std::rethrow_exception(p);
-        } catch (const boost::system::system_error& x) {
-          obs.note("throws " + ec_name(x.code()));
-        } catch (const std::exception& x) {
-          obs.note(std::string("throws ") + x.what());
-        }
+        obs.note_exception(p);
       });
       w.run_until([&] { return done; }, std::chrono::seconds(600));
       if (!done) obs.note("did not finish");
