@@ -46,6 +46,7 @@ socket_ops* socket_service::net() const noexcept { return ctx_->core != nullptr 
 
 void socket_service::destroy(socket_state& s) noexcept {
   if (socket_ops* n = net()) n->destroy_socket(s);
+  else if (s.net != nullptr) s.net->forget_socket(s);  // context cut loose, network not yet gone
   else delete &s;
 }
 
@@ -83,6 +84,7 @@ void socket_service::describe(std::vector<std::string>& out) const {
 boost::system::error_code socket_service::set_option(socket_state& s, int level, int name, const void* data,
                                                      std::size_t size) {
   auto as_int = [&] { return size >= sizeof(int) ? *static_cast<const int*>(data) : 0; };
+  if (!s.open) return boost::asio::error::bad_descriptor;  // Asio: no descriptor, no option
   if (level == SOL_SOCKET) {
     switch (name) {
       case SO_REUSEADDR: s.reuse_address = as_int() != 0; return {};
@@ -130,6 +132,12 @@ boost::system::error_code socket_service::set_option(socket_state& s, int level,
         return {};
       default: return {};  // accepted, no effect in the simulation
     }
+  }
+  if (level == IPPROTO_IPV6 && name == IPV6_V6ONLY) {
+    if (!s.v6) return boost::asio::error::no_protocol_option;  // an IPv4 socket has no IPv6 options
+    if (s.bound) return boost::asio::error::invalid_argument;  // Linux fixes it at bind
+    s.v6_only = size >= sizeof(int) && *static_cast<const int*>(data) != 0;
+    return {};
   }
   if (level == IPPROTO_IP || level == IPPROTO_IPV6) return set_ip_option(s, level, name, data, size);
   return {};
@@ -189,6 +197,7 @@ boost::system::error_code socket_service::get_option(const socket_state& s, int 
     size = sizeof(int);
     return boost::system::error_code();
   };
+  if (!s.open) return boost::asio::error::bad_descriptor;
   if (level == SOL_SOCKET) {
     switch (name) {
       case SO_REUSEADDR: return put_int(s.reuse_address);
@@ -231,6 +240,10 @@ boost::system::error_code socket_service::get_option(const socket_state& s, int 
     return put_int(v);
   };
   const bool v4 = level == IPPROTO_IP, v6 = level == IPPROTO_IPV6;
+  if (v6 && name == IPV6_V6ONLY) {
+    if (!s.v6) return boost::asio::error::operation_not_supported;  // Linux: EOPNOTSUPP on an IPv4 socket
+    return put_int(s.v6_only);
+  }
   if ((v4 && name == IP_MULTICAST_LOOP) || (v6 && name == IPV6_MULTICAST_LOOP)) return put(s.multicast_loop);
   if ((v4 && name == IP_MULTICAST_TTL) || (v6 && name == IPV6_MULTICAST_HOPS)) return put(s.multicast_hops);
   return put_int(0);

@@ -420,4 +420,21 @@ BOOST_AUTO_TEST_CASE(io_objects_that_outlived_their_world_are_usage_errors_and_s
   o.ioc.reset();
 }
 
+BOOST_AUTO_TEST_CASE(a_socket_freed_while_another_context_is_orphaned_leaves_the_network_clean) {
+  // The acceptor lives on context a, but only a coroutine queued on context
+  // b owns it: the world orphans a first, then destroys b's coroutine, and
+  // with it the acceptor, while the network still holds it.
+  namespace ip = simasio::asio::ip;
+  auto w = std::make_unique<simasio::world>(7);
+  simasio::io_context a(w->add_host("a"));
+  simasio::io_context b(w->add_host("b"));
+  auto owned = std::make_shared<ip::tcp::acceptor>(a, ip::tcp::endpoint(ip::tcp::v4(), 80));
+  std::weak_ptr<ip::tcp::acceptor> seen = owned;
+  simasio::steady_timer t(b, 1s);
+  t.async_wait([held = std::move(owned)](boost::system::error_code) {});
+  BOOST_TEST(!seen.expired());
+  w.reset();
+  BOOST_TEST(seen.expired());  // freed with b's pending work; ASan checks the network let go of it
+}
+
 BOOST_AUTO_TEST_SUITE_END()

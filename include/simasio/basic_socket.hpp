@@ -318,7 +318,7 @@ class basic_socket : public boost::asio::socket_base {
       return endpoint_type();
     }
     ec = {};
-    return detail::from_net<endpoint_type>(state_->local);
+    return detail::from_net<endpoint_type>(detail::as_seen(state_->v6, state_->local));
   }
   endpoint_type remote_endpoint() const {
     boost::system::error_code ec;
@@ -333,7 +333,7 @@ class basic_socket : public boost::asio::socket_base {
       return endpoint_type();
     }
     ec = {};
-    return detail::from_net<endpoint_type>(state_->remote);
+    return detail::from_net<endpoint_type>(detail::as_seen(state_->v6, state_->remote));
   }
 
   void shutdown(shutdown_type what) {

@@ -27,6 +27,16 @@ struct link_config {
   double duplicate = 0.0;  ///< probability a datagram is delivered twice (UDP only)
   std::uint64_t bandwidth = 0;  ///< bytes per second on the link, 0 = unlimited (serialisation delay)
   std::size_t mtu = 1500;       ///< bytes per IP packet: TCP segments carry mtu - 40, UDP fragments beyond it
+  /// Probability that a TCP write is accepted only in part although the
+  /// send buffer has room. Linux writes short only when the buffer fills;
+  /// a seeded short write surfaces the framing bug (a write_some taken for
+  /// a whole write) without the load that fills a buffer. 0: as Linux.
+  double partial_writes = 0.25;
+  /// Probability that a TCP segment is cut shorter than the MSS, so that a
+  /// reader sees a write arrive in pieces (as across a real network's
+  /// retransmissions and middleboxes; on one Linux host's loopback a write
+  /// that fits a segment arrives whole). 0: whole segments.
+  double split_segments = 0.25;
   /// Optional latency distribution replacing the uniform [min, max]; draw
   /// only from the rng it is given (the link's own stream).
   std::function<duration(rng&)> latency;

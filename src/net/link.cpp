@@ -81,6 +81,13 @@ std::uint32_t link_layer::host_of(const boost::asio::ip::address& address, std::
   return no_host;
 }
 
+boost::asio::ip::address link_layer::source_address(std::uint32_t id, const boost::asio::ip::address& to) const {
+  if (to.is_loopback()) return to;
+  const boost::asio::ip::address own = host_address(id);
+  if (own.is_v6() != to.is_v6()) return {};  // no address of that family here
+  return own;
+}
+
 // ---- links and faults -------------------------------------------------------------
 
 const link_config& link_layer::config(std::uint32_t from, std::uint32_t to) const {

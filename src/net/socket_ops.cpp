@@ -13,7 +13,27 @@ namespace aerr = boost::asio::error;
 
 namespace {
 constexpr std::size_t max_datagram = 65507;
+
+bool is_v4_mapped(const boost::asio::ip::address& a) { return a.is_v6() && a.to_v6().is_v4_mapped(); }
 }  // namespace
+
+boost::system::error_code socket_ops::routed(const socket_state& s, boost::asio::ip::address& a, use u) {
+  if (!s.v6) return a.is_v6() ? aerr::address_family_not_supported : boost::system::error_code();
+  if (a.is_v4()) {
+    // Asio passes an IPv4 endpoint as a 16-byte sockaddr_in, too short for
+    // an AF_INET6 socket's bind and TCP connect (EINVAL); UDP takes it as
+    // IPv4 unless the socket is v6_only.
+    if (s.proto == transport::tcp || u == use::bind) return aerr::invalid_argument;
+    if (s.v6_only) return u == use::connect ? aerr::address_family_not_supported : aerr::network_unreachable;
+    return {};
+  }
+  if (is_v4_mapped(a)) {
+    if (s.v6_only) return u == use::bind ? aerr::invalid_argument : aerr::network_unreachable;
+    a = boost::asio::ip::make_address_v4(boost::asio::ip::v4_mapped, a.to_v6());
+  }
+  return {};
+}
+
 
 std::string net_endpoint::to_string() const { return address.to_string() + ":" + std::to_string(port); }
 
@@ -23,8 +43,13 @@ socket_ops::socket_ops(world_core& core) : core_(core), link_(core), udp_(link_,
 }
 
 socket_ops::~socket_ops() {
+  // Sockets their owners still hold outlive the network: they only free
+  // their own state from now on.
   for (std::size_t i = 0; i < table_.size(); ++i)
-    if (socket_state* s = table_.at(i); s != nullptr && s->connect_timer) core_.cancel(*s->connect_timer);
+    if (socket_state* s = table_.at(i); s != nullptr) {
+      if (s->connect_timer) core_.cancel(*s->connect_timer);
+      s->net = nullptr;
+    }
 }
 
 void socket_ops::add_host(std::uint32_t id, host_state& state, const boost::asio::ip::address& address) {
@@ -49,6 +74,12 @@ void socket_ops::destroy_socket(socket_state& s) noexcept {
   delete &s;
 }
 
+void socket_ops::forget_socket(socket_state& s) noexcept {
+  if (s.connect_timer) core_.cancel(*s.connect_timer);
+  table_.forget(s.id);
+  delete &s;
+}
+
 boost::system::error_code socket_ops::open(socket_state& s, bool v6) {
   check_alive(s);
   if (s.open) return aerr::already_open;
@@ -64,9 +95,15 @@ boost::system::error_code socket_ops::open(socket_state& s, bool v6) {
   return {};
 }
 
-boost::system::error_code socket_ops::bind(socket_state& s, const net_endpoint& ep) {
+boost::system::error_code socket_ops::bind(socket_state& s, const net_endpoint& asked) {
   check_alive(s);
   if (!s.open) return aerr::bad_descriptor;
+  net_endpoint ep = asked;
+  if (auto ec = routed(s, ep.address, use::bind)) return ec;
+  return bind_routed(s, ep);
+}
+
+boost::system::error_code socket_ops::bind_routed(socket_state& s, const net_endpoint& ep) {
   if (s.bound) return aerr::invalid_argument;
   const std::uint32_t h = s.ctx->host->id;
   // A UDP socket may bind to a group's address: it receives only that group.
@@ -88,7 +125,7 @@ boost::system::error_code socket_ops::bind(socket_state& s, const net_endpoint& 
 
 // An implicit bind (listen, send_to): the wildcard of the socket's family, an ephemeral port.
 boost::system::error_code socket_ops::bind_any(socket_state& s) {
-  return bind(s, net_endpoint{s.v6 ? boost::asio::ip::address(boost::asio::ip::address_v6::any())
+  return bind_routed(s, net_endpoint{s.v6 ? boost::asio::ip::address(boost::asio::ip::address_v6::any())
                                    : boost::asio::ip::address(boost::asio::ip::address_v4::any()),
                               0});
 }
@@ -139,6 +176,7 @@ void socket_ops::reset_state(socket_state& s) noexcept {
 boost::system::error_code socket_ops::shutdown(socket_state& s, bool send, bool receive) {
   if (!s.open) return aerr::bad_descriptor;
   if (s.proto == transport::tcp && !s.connected) return aerr::not_connected;
+  s.connect_result = socket_state::uncollected::none;  // Linux's shutdown ends SS_CONNECTING: connect() is EISCONN now
   if (send && !s.tx_shutdown && s.conn != nullptr) {
     s.tx_shutdown = true;
     tcp_.shutdown_send(s);
@@ -183,9 +221,11 @@ boost::system::error_code socket_ops::send_to(socket_state& s, std::span<const b
   std::size_t size = 0;
   for (const auto& b : data) size += b.size();
   if (size > max_datagram) return aerr::message_size;
+  net_endpoint routed_to = to;
+  if (auto ec = routed(s, routed_to.address, use::send)) return ec;
   if (!s.bound)
     if (auto ec = bind_any(s)) return ec;
-  if (auto ec = udp_.send(s, data, size, to)) return ec;
+  if (auto ec = udp_.send(s, data, size, routed_to)) return ec;
   bytes = size;
   return {};
 }
@@ -221,33 +261,55 @@ bool socket_ops::complete_connect(socket_state& s, boost::system::error_code ec)
 
 void socket_ops::on_connect_done(void* self, socket_state& s, boost::system::error_code ec) {
   auto& ops = *static_cast<socket_ops*>(self);
+  // A handshake that failed leaves the socket done, as Linux's tcp_done:
+  // reads then see eof, not not_connected.
+  if (ec) s.ended = true;
   ops.complete_connect(s, ec);
   ops.pump(s);
 }
 
-void socket_ops::start_connect(socket_state& s, const net_endpoint& to) {
+void socket_ops::start_connect(socket_state& s, const net_endpoint& asked) {
   if (s.proto == transport::tcp && s.connect_result != socket_state::uncollected::none) {
-    const bool succeeded = s.connect_result == socket_state::uncollected::succeeded;
+    // Linux's SS_CONNECTING, collected: success if the connection still
+    // lives, else its pending error (once) or connection_aborted.
+    boost::system::error_code ec;
+    if (s.connect_result == socket_state::uncollected::failed) ec = aerr::connection_aborted;
+    else if (s.ended) ec = s.failed ? std::exchange(s.failed, {}) : boost::system::error_code(aerr::connection_aborted);
     s.connect_result = socket_state::uncollected::none;
+    if (ec) {  // Linux disconnects it (SS_UNCONNECTED): reads are not_connected, connect may start again
+      s.established_once = false;
+      s.ended = false;
+    }
     for (sock_op* op = s.pending_head; op != nullptr; op = op->next_pending_)
       if (op->kind_ == sock_op::kind::connect) {
-        complete(*op, succeeded ? boost::system::error_code() : aerr::connection_aborted, 0);
+        complete(*op, ec, 0);
         return;
       }
     return;
   }
-  if (s.connected) {
-    pump(s);
+  // Once connected, a TCP socket stays so for connect() even after a reset
+  // (Linux's SS_CONNECTED); a UDP socket may connect again, to another peer.
+  if (s.proto == transport::tcp && (s.connected || (s.ended && s.established_once))) {
+    if (s.connected) pump(s);  // (not after a reset: pump would hand the connect its error)
     complete_connect(s, aerr::already_connected);
+    return;
+  }
+  net_endpoint to = asked;
+  if (auto ec = routed(s, to.address, use::connect)) {
+    complete_connect(s, ec);
     return;
   }
   const std::uint32_t h = s.ctx->host->id;
   if (!s.bound) {
-    if (auto ec = bind(s, net_endpoint{boost::asio::ip::address(), 0}))
+    if (auto ec = bind_any(s))
       if (complete_connect(s, ec)) return;
   }
-  if (s.local.address.is_unspecified() || s.local.address == boost::asio::ip::address()) {
-    s.local.address = to.address.is_loopback() ? to.address : link_.host_address(h);
+  if (s.local.address.is_unspecified()) {
+    s.local.address = link_.source_address(h, to.address);
+    if (s.local.address.is_unspecified()) {  // this host has no address of that family
+      complete_connect(s, aerr::network_unreachable);
+      return;
+    }
   } else if (s.local.address.is_loopback() && !to.address.is_loopback() && link_.host_of(to.address, h) != h) {
     complete_connect(s, aerr::invalid_argument);  // bound to loopback: no route to another host (Linux: EINVAL)
     return;
@@ -446,7 +508,7 @@ void socket_ops::accept(socket_state& listener, sock_op& op) {
   if (into.conn != nullptr) into.conn->sock[into.side] = into_id;
   table_.forget(id);
   delete embryo;
-  if (op.sender_ != nullptr) op.write_sender_(op.sender_, into.remote);
+  if (op.sender_ != nullptr) op.write_sender_(op.sender_, as_seen(into.v6, into.remote));
   into.embryo = false;
   complete(op, {}, 0);  // like Linux: a connection reset meanwhile shows on the first read
 }
@@ -462,7 +524,7 @@ bool socket_ops::try_read(socket_state& s, sock_op& op) {
     std::size_t copied = 0;
     for (std::size_t i = 0; i < op.nbufs_ && copied < d.data.size(); ++i)
       copied += boost::asio::buffer_copy(op.bufs_[i], boost::asio::buffer(d.data.data() + copied, d.data.size() - copied));
-    if (op.sender_ != nullptr) op.write_sender_(op.sender_, d.from);
+    if (op.sender_ != nullptr) op.write_sender_(op.sender_, as_seen(s.v6, d.from));
     if (!op.peek_) {
       s.datagram_bytes -= datagram_memory(d.data.size());
       link_.keep_buffer(std::move(d.data));
@@ -556,9 +618,10 @@ bool socket_ops::try_write(socket_state& s, sock_op& op) {
   const std::size_t room = write_room(s);
   if (room == 0) return false;  // the buffers are full: wait for the peer to read
   std::size_t n = std::min(cap, room);
-  // Writes may be accepted partially, as a kernel does: the seed decides.
-  rng& r = link_.stream(s.conn->host[s.side], s.conn->host[1 - s.side]);
-  if (n > 1 && r.chance(0.25)) n = 1 + r.below(n - 1);
+  // Writes may be accepted partially (link_config::partial_writes): the seed decides.
+  const std::uint32_t from = s.conn->host[s.side], to = s.conn->host[1 - s.side];
+  rng& r = link_.stream(from, to);
+  if (const double p = link_.config(from, to).partial_writes; n > 1 && p > 0 && r.chance(p)) n = 1 + r.below(n - 1);
   std::vector<char> bytes = std::move(write_scratch_);  // its capacity, safe from a nested write
   bytes.resize(n);
   std::size_t copied = 0;

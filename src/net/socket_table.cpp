@@ -43,14 +43,42 @@ void socket_table::add_host(std::uint32_t id) {
 }
 
 namespace {
-// Two bindings of one port collide when their addresses are equal or
-// either is the wildcard (an IPv6 wildcard takes IPv4 too, as a dual-stack
-// socket does).
-bool overlap(const boost::asio::ip::address& a, const boost::asio::ip::address& b) {
-  return a.is_unspecified() || b.is_unspecified() || a == b;
+// What a binding takes, per family: nothing, everything, or one address.
+// A socket bound to an IPv4 address (an IPv6 one's v4-mapped address is
+// kept as IPv4) takes that IPv4 address; 0.0.0.0 all of IPv4; :: all of
+// IPv6 and, unless v6_only, all of IPv4 too (a dual-stack socket); an IPv6
+// address that address.
+struct takes {
+  enum class what : std::uint8_t { none, all, one };
+  what v4 = what::none, v6 = what::none;
+  const boost::asio::ip::address* one = nullptr;
+};
+takes taken(const boost::asio::ip::address& a, bool v6_only) {
+  using w = takes::what;
+  if (!a.is_unspecified()) return a.is_v4() ? takes{w::one, w::none, &a} : takes{w::none, w::one, &a};
+  if (a.is_v4()) return {w::all, w::none, nullptr};
+  return {v6_only ? w::none : w::all, w::all, nullptr};
+}
+bool meet(takes::what x, takes::what y, const takes& a, const takes& b) {
+  using w = takes::what;
+  if (x == w::none || y == w::none) return false;
+  if (x == w::all || y == w::all) return true;
+  return *a.one == *b.one;
+}
+// Two bindings of one port collide when they take a common address.
+bool overlap(const boost::asio::ip::address& a, bool a_v6_only, const boost::asio::ip::address& b, bool b_v6_only) {
+  const takes x = taken(a, a_v6_only), y = taken(b, b_v6_only);
+  return meet(x.v4, y.v4, x, y) || meet(x.v6, y.v6, x, y);
 }
 const std::vector<std::uint64_t> no_sockets;
 }  // namespace
+
+int socket_table::local_match(const socket_state& s, const boost::asio::ip::address& to) noexcept {
+  if (s.local.address == to) return 2;
+  if (!s.local.address.is_unspecified()) return 0;
+  if (s.local.address.is_v4()) return to.is_v4() ? 1 : 0;
+  return to.is_v6() || !s.v6_only ? 1 : 0;
+}
 
 const std::vector<std::uint64_t>& socket_table::bound_to_port(std::uint32_t host, transport proto,
                                                               std::uint16_t port) const {
@@ -67,7 +95,7 @@ socket_state* socket_table::bound(std::uint32_t host, transport proto, const boo
   for (auto it = ids.rbegin(); it != ids.rend(); ++it) {
     socket_state* s = find(*it);
     if (s == nullptr) continue;
-    const int match = s->local.address == address ? 2 : s->local.address.is_unspecified() ? 1 : 0;
+    const int match = local_match(*s, address);
     if (match == 0) continue;
     const int score = 2 * match + (s->listening ? 1 : 0);
     if (score > best_score) {
@@ -83,7 +111,7 @@ boost::system::error_code socket_table::may_bind(std::uint32_t host, const socke
                                                  duration now) const {
   for (std::uint64_t id : bound_to_port(host, s.proto, port)) {
     const socket_state* other = find(id);
-    if (other == nullptr || other == &s || !overlap(address, other->local.address)) continue;
+    if (other == nullptr || other == &s || !overlap(address, s.v6_only, other->local.address, other->v6_only)) continue;
     const bool shared = s.reuse_address && other->reuse_address && !(s.proto == transport::tcp && other->listening);
     if (!shared) return boost::asio::error::address_in_use;
   }
@@ -91,7 +119,7 @@ boost::system::error_code socket_table::may_bind(std::uint32_t host, const socke
     const auto& waiting = ports_[host].time_wait;
     if (auto it = waiting.find(port); it != waiting.end())
       for (const auto& w : it->second)
-        if (w.until > now && overlap(address, w.address) && !(s.reuse_address && w.reuse))
+        if (w.until > now && overlap(address, s.v6_only, w.address, true) && !(s.reuse_address && w.reuse))
           return boost::asio::error::address_in_use;
   }
   return {};
@@ -100,7 +128,8 @@ boost::system::error_code socket_table::may_bind(std::uint32_t host, const socke
 bool socket_table::may_listen(std::uint32_t host, const socket_state& s) const {
   for (std::uint64_t id : bound_to_port(host, s.proto, s.local.port)) {
     const socket_state* other = find(id);
-    if (other != nullptr && other != &s && other->listening && overlap(s.local.address, other->local.address))
+    if (other != nullptr && other != &s && other->listening &&
+        overlap(s.local.address, s.v6_only, other->local.address, other->v6_only))
       return false;
   }
   return true;

@@ -125,6 +125,7 @@ void tcp_layer::on_release(void* self, std::uint32_t a, std::uint32_t b) {
 
 void tcp_layer::connect(socket_state& s) {
   s.connecting = true;
+  s.ended = false;  // a new handshake: whatever a failed one left is gone
   s.connect_nonce = ++next_nonce_;
   s.syn_attempts = 0;
   s.connect_started = core_.now();
@@ -197,7 +198,9 @@ void tcp_layer::syn(packet& p) {
   embryo.open = true;
   embryo.embryo = true;
   embryo.v6 = listener->v6;
+  embryo.v6_only = listener->v6_only;
   embryo.connected = true;
+  embryo.established_once = true;
   embryo.local = p.to;
   embryo.remote = p.from;
   embryo.send_buffer = listener->send_buffer;
@@ -321,6 +324,7 @@ void tcp_layer::syn_ack(packet& p) {
   }
   s->connecting = false;
   s->connected = true;
+  s->established_once = true;
   s->conn = c;
   s->side = 0;
   c->established = true;
@@ -385,13 +389,14 @@ void tcp_layer::queue_data(tcp_connection& c, int side, std::span<const char> by
   // connection and direction, after what it carried before.
   core_.events().fold_bytes(trace::hash_bytes(bytes.data(), bytes.size(), c.id * 2 + static_cast<std::uint64_t>(side)));
   ch.bytes_outstanding += bytes.size();
-  // Seeded segment sizes: mostly full segments, sometimes split, so a
-  // reader sees data arrive in pieces and framing bugs surface.
+  // Seeded segment sizes: mostly full segments, sometimes split
+  // (link_config::split_segments), so a reader sees data arrive in pieces
+  // and framing bugs surface.
   rng& r = link_.stream(c.host[side], c.host[1 - side]);
   std::size_t off = 0;
   while (off < bytes.size()) {
     std::size_t n = std::min(mss, bytes.size() - off);
-    if (n > 1 && r.chance(0.25)) n = 1 + r.below(n - 1);
+    if (n > 1 && cfg.split_segments > 0 && r.chance(cfg.split_segments)) n = 1 + r.below(n - 1);
     std::vector<char> seg = link_.take_buffer();
     seg.assign(bytes.begin() + static_cast<std::ptrdiff_t>(off), bytes.begin() + static_cast<std::ptrdiff_t>(off + n));
     ch.queue.push_back(std::move(seg));

@@ -60,7 +60,7 @@ void udp_layer::deliver(void* self, packet& p) {
   if (member)
     for (std::uint64_t id : udp.table_.bound_to_port(p.to_host, transport::udp, p.to.port)) {
       socket_state* s = udp.table_.find(id);
-      if (s == nullptr || !(s->local.address.is_unspecified() || s->local.address == p.to.address) || !takes(*s))
+      if (s == nullptr || socket_table::local_match(*s, p.to.address) == 0 || !takes(*s))
         continue;
       if (has_room(*s)) to.push_back(s);
       else full = true;
@@ -115,9 +115,10 @@ boost::system::error_code udp_layer::send(socket_state& s, std::span<const boost
   // sends from 127.0.0.1 to loopback and from its host's address elsewhere;
   // one bound to loopback cannot reach another host (EINVAL).
   net_endpoint source{s.local.address, s.local.port};
-  if (source.address.is_unspecified() || source.address.is_multicast())
-    source.address = to.address.is_loopback() ? to.address : link_.host_address(from);
-  else if (source.address.is_loopback() && !to.address.is_loopback() && link_.host_of(to.address, from) != from)
+  if (source.address.is_unspecified() || source.address.is_multicast()) {
+    source.address = to.address.is_multicast() ? link_.host_address(from) : link_.source_address(from, to.address);
+    if (source.address.is_unspecified()) return aerr::network_unreachable;  // no address of that family here
+  } else if (source.address.is_loopback() && !to.address.is_loopback() && link_.host_of(to.address, from) != from)
     return aerr::invalid_argument;
   if (to.address.is_multicast()) {
     send_multicast(s, from, source, to, data, size);

@@ -3,14 +3,22 @@
 // simulation (several seeds), compared line by line.
 //
 //   simasio_socket_diff [--mtu N] [--seeds K] [--runs R] [--only NAME]
-//                       [--differences FILE] [--readme FILE] [--show]
-//   simasio_socket_diff --real [--mtu N] [--only NAME]   (inside the namespace)
-//   simasio_socket_diff --sim  [--mtu N] [--seed S] [--only NAME]
+//                       [--differences FILE] [--readme FILE] [--programs FILE] [--show]
+//   simasio_socket_diff --generate N [--gen-seed S] [--length L] [--large-writes] [--mtu N]
+//   simasio_socket_diff --real [--mtu N] [--only NAME] [--programs FILE [--programs-only]]
+//   simasio_socket_diff --sim  [--mtu N] [--seed S] [--only NAME] [--programs FILE [--programs-only]]
+//
+// --programs FILE adds kept generated programs (`name | program`, see
+// program.hpp) to the written scenarios. --generate N draws N random
+// programs (N "auto": SIMASIO_DIFF_PROGRAMS, else 40), runs each on both
+// sides, and shrinks each divergence to a short program to keep.
 //
 // Exit 0: every scenario identical or listed in FILE (and named in the
-// README); 1: a difference nobody listed, a listed one that went away, or a
-// scenario whose real observations are not stable; 77: no network namespace.
+// README), every generated program identical; 1: a difference nobody
+// listed, a listed one that went away, a scenario whose real observations
+// are not stable, a generated program that diverges; 77: no network namespace.
 #include "observe.hpp"
+#include "program.hpp"
 
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -56,7 +64,7 @@ std::string self_path() {
 
 // Runs the real side in a fresh network namespace with loopback up at the
 // MTU asked for; false when no namespace can be made.
-bool run_real_in_namespace(std::size_t mtu, const std::string& only, std::string& out) {
+bool run_real_in_namespace(std::size_t mtu, const std::string& args, std::string& out) {
   // Debian 12's TCP buffer defaults where a namespace may set them
   // (net.core.rmem_max and wmem_max are the machine's: read, not set), and
   // a congestion control that sizes send buffers as Debian's CUBIC does
@@ -65,7 +73,7 @@ bool run_real_in_namespace(std::size_t mtu, const std::string& only, std::string
   std::string cmd = "unshare -n sh -c 'echo \"4096 131072 6291456\" > " + sys + "tcp_rmem && echo \"4096 16384 4194304\" > " +
                     sys + "tcp_wmem && (echo cubic > " + sys + "tcp_congestion_control 2>/dev/null || echo reno > " + sys +
                     "tcp_congestion_control) && ip link set lo up && ip link set lo mtu " + std::to_string(mtu) +
-                    " && exec \"$0\" --real --mtu " + std::to_string(mtu) + (only.empty() ? "" : " --only " + only) +
+                    " && exec \"$0\" --real --mtu " + std::to_string(mtu) + args +
                     "' '" + self_path() + "' 2>&1";
   FILE* p = popen(cmd.c_str(), "r");
   if (p == nullptr) return false;
@@ -81,10 +89,17 @@ struct listed {
   std::string reason;
 };
 
-// name | mtu | reason, one per line; '#' starts a comment.
-std::map<std::string, listed> read_differences(const std::string& path, bool& ok) {
-  std::map<std::string, listed> out;
-  ok = true;
+std::string trim(std::string s) {
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.pop_back();
+  std::size_t i = 0;
+  while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
+  return s.substr(i);
+}
+
+// The lines of a table file: n fields separated by '|' (the last takes the
+// rest of the line); blank lines and '#' comments skipped.
+std::vector<std::vector<std::string>> read_table(const std::string& path, std::size_t n, const char* shape, bool& ok) {
+  std::vector<std::vector<std::string>> out;
   if (path.empty()) return out;
   std::ifstream in(path);
   if (!in) {
@@ -93,29 +108,198 @@ std::map<std::string, listed> read_differences(const std::string& path, bool& ok
     return out;
   }
   std::string line;
-  auto trim = [](std::string s) {
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.pop_back();
-    std::size_t i = 0;
-    while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
-    return s.substr(i);
-  };
   while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    const auto a = line.find('|'), b = line.find('|', a == std::string::npos ? a : a + 1);
-    if (a == std::string::npos || b == std::string::npos) {
-      std::cerr << "simasio_socket_diff: " << path << ": expected 'name | mtu | reason', got: " << line << '\n';
+    if (trim(line).empty() || line[0] == '#') continue;
+    std::vector<std::string> fields;
+    std::size_t at = 0;
+    for (std::size_t f = 0; f + 1 < n; ++f) {
+      const auto bar = line.find('|', at);
+      if (bar == std::string::npos) break;
+      fields.push_back(trim(line.substr(at, bar - at)));
+      at = bar + 1;
+    }
+    if (fields.size() + 1 != n) {
+      std::cerr << "simasio_socket_diff: " << path << ": expected '" << shape << "', got: " << line << '\n';
       ok = false;
       continue;
     }
-    out[trim(line.substr(0, a))] = {trim(line.substr(a + 1, b - a - 1)), trim(line.substr(b + 1))};
+    fields.push_back(trim(line.substr(at)));
+    out.push_back(std::move(fields));
   }
   return out;
+}
+
+// name | mtu | reason
+std::map<std::string, listed> read_differences(const std::string& path, bool& ok) {
+  std::map<std::string, listed> out;
+  for (auto& f : read_table(path, 3, "name | mtu | reason", ok)) out[f[0]] = {f[1], f[2]};
+  return out;
+}
+
+// name | program
+std::vector<std::pair<std::string, std::string>> read_programs(const std::string& path, bool& ok) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (auto& f : read_table(path, 2, "name | program", ok)) out.emplace_back(f[0], f[1]);
+  return out;
+}
+
+// Programs written where the namespace's child reads them.
+struct program_file {
+  std::string path;
+  explicit program_file(const std::vector<std::pair<std::string, std::string>>& programs) {
+    char name[] = "/tmp/simasio-diff-programs-XXXXXX";
+    const int fd = mkstemp(name);
+    if (fd < 0) throw std::runtime_error("simasio_socket_diff: cannot create a file in /tmp");
+    close(fd);
+    path = name;
+    std::ofstream out(path);
+    for (const auto& [n, text] : programs) out << n << " | " << text << '\n';
+  }
+  ~program_file() { std::remove(path.c_str()); }
+  program_file(const program_file&) = delete;
+  program_file& operator=(const program_file&) = delete;
+};
+
+const scenario_run* find_run(const std::vector<scenario_run>& runs, const std::string& name) {
+  for (const auto& r : runs)
+    if (r.name == name) return &r;
+  return nullptr;
+}
+
+void show_lines(const std::vector<std::string>& linux_lines, const std::vector<std::string>& sim_lines) {
+  const std::size_t n = std::max(linux_lines.size(), sim_lines.size());
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::string a = k < linux_lines.size() ? linux_lines[k] : "";
+    const std::string b = k < sim_lines.size() ? sim_lines[k] : "";
+    std::cout << "      " << (a == b ? "  " : "≠ ") << "linux: " << a << "   |   simasio: " << b << '\n';
+  }
 }
 
 std::string kernel() {
   utsname u{};
   uname(&u);
   return u.release;
+}
+
+// The verdict on one generated program: run twice on Linux (in one
+// namespace) and on two seeds in simulation.
+enum class verdict { same, differs, unstable };
+struct judged {
+  verdict v = verdict::same;
+  std::vector<std::string> linux_lines, sim_lines;
+};
+
+judged judge_program(const simasio_diff::run_settings& base, const std::string& text) {
+  simasio_diff::run_settings s = base;
+  s.programs = {{"a", text}, {"b", text}};
+  s.programs_only = true;
+  s.only.clear();
+  judged j;
+  std::string out;
+  const program_file file(s.programs);
+  if (!run_real_in_namespace(s.mtu, " --programs " + file.path + " --programs-only", out)) {
+    j.v = verdict::unstable;
+    return j;
+  }
+  const auto real = parse(out);
+  const scenario_run* a = find_run(real, "a");
+  const scenario_run* b = find_run(real, "b");
+  if (a == nullptr || b == nullptr || a->lines != b->lines) {
+    j.v = verdict::unstable;
+    return j;
+  }
+  j.linux_lines = a->lines;
+  s.programs = {{"a", text}};
+  for (std::uint64_t seed = 0; seed < 2; ++seed) {
+    s.seed = seed;
+    const auto sim = simasio_diff::run_simulated(s);
+    if (sim.empty() || sim[0].lines != a->lines) {
+      j.v = verdict::differs;
+      j.sim_lines = sim.empty() ? std::vector<std::string>{} : sim[0].lines;
+      return j;
+    }
+  }
+  return j;
+}
+
+// --generate: count random programs on both sides; each divergence shrunk.
+// known: kept programs the table lists (shrunk text -> name): a divergence
+// that shrinks to one of them is a listed difference, not a new one.
+int generate(simasio_diff::run_settings s, std::size_t count, std::uint64_t gen_seed, std::size_t length,
+             bool large_writes, const std::map<std::string, std::string>& known) {
+  std::vector<std::pair<std::string, std::string>> programs;
+  for (std::uint64_t k = 0; k < count; ++k)
+    programs.emplace_back("gen" + std::to_string(gen_seed + k),
+                          simasio_diff::to_text(simasio_diff::generate_program(gen_seed + k, length, large_writes)));
+  const program_file file(programs);
+  std::vector<std::vector<scenario_run>> real;
+  for (int r = 0; r < 2; ++r) {
+    std::string out;
+    if (!run_real_in_namespace(s.mtu, " --programs " + file.path + " --programs-only", out)) {
+      std::cerr << "simasio_socket_diff: the real side could not run in a private network namespace:\n" << out;
+      return 77;
+    }
+    if (const auto at = out.find("# profile "); at != std::string::npos && r == 0)
+      s.profile = simasio_diff::kernel_profile::parse(out.substr(at + 10, out.find('\n', at) - at - 10));
+    real.push_back(parse(out));
+  }
+  s.programs = programs;
+  s.programs_only = true;
+  std::vector<std::vector<scenario_run>> sim;
+  for (std::uint64_t seed = 0; seed < 2; ++seed) {
+    s.seed = seed;
+    sim.push_back(simasio_diff::run_simulated(s));
+  }
+  std::size_t same = 0, unstable = 0, shrunk = 0, listed = 0;
+  std::vector<std::string> keep;
+  for (const auto& [name, text] : programs) {
+    const scenario_run* a = find_run(real[0], name);
+    const scenario_run* b = find_run(real[1], name);
+    if (a == nullptr || b == nullptr || a->lines != b->lines) {
+      ++unstable;
+      continue;
+    }
+    bool differs = false;
+    for (const auto& run : sim) {
+      const scenario_run* x = find_run(run, name);
+      if (x == nullptr || x->lines != a->lines) differs = true;
+    }
+    if (!differs) {
+      ++same;
+      continue;
+    }
+    std::cout << "  DIFF    " << name << ": " << text << '\n';
+    if (shrunk++ >= 5) {
+      std::cout << "      (not shrunk: five already were)\n";
+      keep.push_back(name + " | " + text);
+      continue;
+    }
+    const auto small = simasio_diff::shrink_program(
+        simasio_diff::parse_program(text),
+        [&](const simasio_diff::program& q) {
+          return judge_program(s, simasio_diff::to_text(q)).v == verdict::differs;
+        },
+        60);
+    const std::string small_text = simasio_diff::to_text(small);
+    const judged j = judge_program(s, small_text);
+    std::cout << "      shrunk to: " << small_text << '\n';
+    if (const auto it = known.find(small_text); it != known.end()) {
+      std::cout << "      listed: it is kept as " << it->second << ", in the table\n";
+      ++listed;
+      continue;
+    }
+    show_lines(j.linux_lines, j.sim_lines);
+    keep.push_back(name + " | " + small_text);
+  }
+  std::cout << "simasio_socket_diff: " << count << " generated programs of " << length << " operations (from seed "
+            << gen_seed << ") at MTU " << s.mtu << " against Linux " << kernel() << ": " << same << " identical, "
+            << listed << " shrink to a listed difference, " << keep.size() << " diverge, " << unstable
+            << " not stable on Linux (skipped)\n";
+  if (!keep.empty()) {
+    std::cout << "Keep each as a scenario (test/diff/programs.txt) and fix or list it:\n";
+    for (const auto& k : keep) std::cout << "  " << k << '\n';
+  }
+  return keep.empty() ? 0 : 1;
 }
 
 }  // namespace
@@ -125,7 +309,11 @@ int main(int argc, char** argv) {
   std::string mode = "compare", differences, readme;
   std::uint64_t seeds = 8;
   int runs = 3;
-  bool show = false;
+  bool show = false, programs_only = false;
+  std::string programs_path, generate_count;
+  std::uint64_t gen_seed = 1;
+  std::size_t length = 12;
+  bool large_writes = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&]() -> std::string {
@@ -145,10 +333,38 @@ int main(int argc, char** argv) {
     else if (a == "--differences") differences = value();
     else if (a == "--readme") readme = value();
     else if (a == "--show") show = true;
+    else if (a == "--programs") programs_path = value();
+    else if (a == "--programs-only") programs_only = true;
+    else if (a == "--generate") generate_count = value();
+    else if (a == "--gen-seed") gen_seed = std::stoull(value());
+    else if (a == "--length") length = std::stoul(value());
+    else if (a == "--large-writes") large_writes = true;
     else {
       std::cerr << "simasio_socket_diff: unknown argument " << a << '\n';
       return 2;
     }
+  }
+  {
+    bool read_ok = true;
+    s.programs = read_programs(programs_path, read_ok);
+    s.programs_only = programs_only;
+    if (!read_ok) return 2;
+  }
+  if (!generate_count.empty()) {
+    std::size_t count = 40;
+    if (generate_count != "auto") count = std::stoul(generate_count);
+    else if (const char* env = std::getenv("SIMASIO_DIFF_PROGRAMS"); env != nullptr && *env != '\0')
+      count = std::stoul(env);
+    if (const char* env = std::getenv("SIMASIO_DIFF_GEN_SEED"); env != nullptr && *env != '\0')
+      gen_seed = std::stoull(env);
+    bool table_ok = true;
+    const auto table = read_differences(differences, table_ok);
+    std::map<std::string, std::string> known;
+    for (const auto& [name, text] : s.programs)
+      if (table.count(name) != 0) known[simasio_diff::to_text(simasio_diff::parse_program(text))] = name;
+    if (!table_ok) return 2;
+    s.programs.clear();
+    return generate(s, count, gen_seed, length, large_writes, known);
   }
   if (mode == "real") {
     std::cout << "# profile " << simasio_diff::read_profile().describe() << '\n';
@@ -174,7 +390,9 @@ int main(int argc, char** argv) {
   std::string profile_line = "(unknown)";
   for (int r = 0; r < runs; ++r) {
     std::string text;
-    if (!run_real_in_namespace(s.mtu, s.only, text)) {
+    std::string args = s.only.empty() ? "" : " --only " + s.only;
+    if (!programs_path.empty()) args += " --programs " + programs_path;
+    if (!run_real_in_namespace(s.mtu, args, text)) {
       std::cerr << "simasio_socket_diff: the real side could not run in a private network namespace "
                    "(unshare -n and ip link, as root):\n"
                 << text;
@@ -240,12 +458,7 @@ int main(int argc, char** argv) {
     std::cout << (verdict == "same" ? "  same    " : identical ? "  ??      " : is_listed ? "  listed  " : "  DIFF    ")
               << name << (verdict == "same" ? "" : "  — " + verdict) << '\n';
     if ((!identical && (show || !is_listed)) && r0 != nullptr) {
-      std::size_t n = std::max(r0->lines.size(), sim[0][i].lines.size());
-      for (std::size_t k = 0; k < n; ++k) {
-        const std::string a = k < r0->lines.size() ? r0->lines[k] : "";
-        const std::string b = k < sim[0][i].lines.size() ? sim[0][i].lines[k] : "";
-        std::cout << "      " << (a == b ? "  " : "≠ ") << "linux: " << a << "   |   simasio: " << b << '\n';
-      }
+      show_lines(r0->lines, sim[0][i].lines);
       if (!seed_stable)
         for (std::size_t k = 1; k < sim.size(); ++k)
           if (sim[k][i].lines != sim[0][i].lines) {

@@ -11,6 +11,7 @@
 #include <exception>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace simasio_diff {
@@ -68,6 +69,10 @@ struct run_settings {
   std::size_t mtu = 65536;
   std::uint64_t seed = 0;  // simulation only
   std::string only;        // run only the scenario of that name ("" = all)
+  // Generated programs (program.hpp) run as scenarios after the written
+  // ones: name, then the program's text.
+  std::vector<std::pair<std::string, std::string>> programs;
+  bool programs_only = false;  // skip the written scenarios
 };
 
 // Each build's entry point: every scenario in order, with its observations.

@@ -1,10 +1,12 @@
 // real.cpp — the differential scenarios on Boost.Asio over the kernel's loopback.
 #include "observe.hpp"
+#include "program.hpp"
 
 #include <boost/asio.hpp>
 #include <boost/asio/experimental/as_tuple.hpp>
 
 #include <array>
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -12,6 +14,7 @@ namespace simasio_diff::real {
 namespace net = boost::asio;
 #include "env.ipp"
 #include "scenarios.ipp"
+#include "interpret.ipp"
 }  // namespace simasio_diff::real
 
 namespace simasio_diff {
@@ -28,14 +31,13 @@ std::vector<std::string> scenario_names() {
 std::vector<scenario_run> run_real(const run_settings& s) {
   namespace net = boost::asio;
   std::vector<scenario_run> out;
-  for (const auto& [name, fn] : real::registry()) {
-    if (!s.only.empty() && s.only != name) continue;
+  for (const auto& [name, start] : real::scenarios_to_run(s)) {
     observations obs;
     {
       net::io_context io;
-      real::env e{io, io, net::ip::make_address("127.0.0.1"), std::chrono::milliseconds(30), s.mtu, obs};
+      real::env e{io, io, net::ip::make_address("127.0.0.1"), std::chrono::milliseconds(50), s.mtu, obs};
       bool done = false;
-      net::co_spawn(io, fn(e), [&](std::exception_ptr p) {
+      net::co_spawn(io, start(e), [&](std::exception_ptr p) {
         done = true;
         obs.note_exception(p);
       });

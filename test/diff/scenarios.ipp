@@ -904,3 +904,134 @@ DIFF_SCENARIO(v4_socket_to_v6_address) {
   auto [ec] = co_await c.async_connect(tcp::endpoint(net::ip::address_v6::loopback(), 9), tok);
   e.note("v4 socket connects to [::1]", ec);
 }
+
+inline net::ip::address mapped(const net::ip::address& v4) {
+  return net::ip::make_address_v6(net::ip::v4_mapped, v4.to_v4());
+}
+
+DIFF_SCENARIO(v6_socket_to_v4_endpoint) {
+  auto a = listener(e);
+  tcp::socket c(e.client);
+  c.open(tcp::v6());
+  auto [ec] = co_await c.async_connect(server_end(e, a), tok);
+  e.note("v6 socket connects to a v4 endpoint", ec);
+  boost::system::error_code bec;
+  tcp::socket b(e.client);
+  b.open(tcp::v6());
+  b.bind(tcp::endpoint(net::ip::address_v4::any(), 0), bec);
+  e.note("v6 socket binds 0.0.0.0", bec);
+  tcp::socket d(e.client);
+  d.open(tcp::v4());
+  d.bind(tcp::endpoint(net::ip::address_v6::any(), 0), bec);
+  e.note("v4 socket binds [::]", bec);
+  udp::socket u(e.client);
+  u.open(udp::v4());
+  std::array<char, 4> data{};
+  u.send_to(net::buffer(data), udp::endpoint(net::ip::address_v6::loopback(), 9), 0, bec);
+  e.note("v4 udp sends to [::1]", bec);
+}
+
+DIFF_SCENARIO(v6_socket_connects_to_v4_mapped) {
+  auto a = listener(e);
+  tcp::socket c(e.client);
+  c.open(tcp::v6());
+  auto [ec] = co_await c.async_connect(tcp::endpoint(mapped(e.server_ip), a.local_endpoint().port()), tok);
+  e.note("connect [::ffff:server]", ec);
+  if (!ec) {
+    e.note("local " + e.who(c.local_endpoint().address()) + " remote " + e.who(c.remote_endpoint().address()));
+    auto [aec, s] = co_await a.async_accept(tok);
+    e.note("accept", aec);
+    if (!aec) e.note("server sees " + e.who(s.remote_endpoint().address()));
+  }
+  tcp::socket o(e.client);
+  o.open(tcp::v6());
+  o.set_option(net::ip::v6_only(true));
+  auto [oec] = co_await o.async_connect(tcp::endpoint(mapped(e.server_ip), a.local_endpoint().port()), tok);
+  e.note("v6_only connect [::ffff:server]", oec);
+  boost::system::error_code bec;
+  tcp::socket b(e.client);
+  b.open(tcp::v6());
+  b.set_option(net::ip::v6_only(true));
+  b.bind(tcp::endpoint(mapped(net::ip::make_address("0.0.0.0")), 0), bec);
+  e.note("v6_only bind [::ffff:0.0.0.0]", bec);
+}
+
+DIFF_SCENARIO(v6_only_option_rules) {
+  boost::system::error_code ec;
+  tcp::socket v4(e.client);
+  v4.open(tcp::v4());
+  v4.set_option(net::ip::v6_only(true), ec);
+  e.note("set on a v4 socket", ec);
+  net::ip::v6_only got;
+  v4.get_option(got, ec);
+  e.note("get on a v4 socket", ec);
+  tcp::socket v6(e.client);
+  v6.open(tcp::v6());
+  v6.bind(tcp::endpoint(tcp::v6(), 0));
+  v6.set_option(net::ip::v6_only(true), ec);
+  e.note("set after bind", ec);
+  v6.get_option(got, ec);
+  e.note("get after bind", ec);
+  e.note(std::string("value ") + (got.value() ? "true" : "false"));
+  co_return;
+}
+
+DIFF_SCENARIO(v4_and_v6_on_one_port) {
+  tcp::acceptor v4(e.server);
+  v4.open(tcp::v4());
+  v4.bind(tcp::endpoint(tcp::v4(), 0));
+  v4.listen();
+  const auto port = v4.local_endpoint().port();
+  boost::system::error_code ec;
+  tcp::acceptor dual(e.server);
+  dual.open(tcp::v6());
+  dual.bind(tcp::endpoint(tcp::v6(), port), ec);
+  e.note("dual-stack [::] on a v4 port", ec);
+  tcp::acceptor only(e.server);
+  only.open(tcp::v6());
+  only.set_option(net::ip::v6_only(true));
+  only.bind(tcp::endpoint(tcp::v6(), port), ec);
+  e.note("v6_only [::] on a v4 port", ec);
+  if (!ec) only.listen(net::socket_base::max_listen_connections, ec);
+  e.note("v6_only listen", ec);
+  tcp::socket c(e.client);
+  auto [cec] = co_await c.async_connect(tcp::endpoint(e.server_ip, port), tok);
+  e.note("v4 connect", cec);
+  auto [aec, s] = co_await v4.async_accept(tok);
+  e.note("v4 acceptor accepts", aec);
+  tcp::acceptor dual2(e.server);
+  dual2.open(tcp::v6());
+  dual2.bind(tcp::endpoint(tcp::v6(), 0));
+  tcp::acceptor v4b(e.server);
+  v4b.open(tcp::v4());
+  v4b.bind(tcp::endpoint(e.server_ip, dual2.local_endpoint().port()), ec);
+  e.note("v4 address on a dual-stack port", ec);
+}
+
+DIFF_SCENARIO(dual_stack_udp_sees_v4_mapped_sender) {
+  udp::socket r(e.server);
+  r.open(udp::v6());
+  r.bind(udp::endpoint(udp::v6(), 0));
+  udp::socket s(e.client);
+  s.open(udp::v4());
+  std::array<char, 3> data{'a', 'b', 'c'};
+  boost::system::error_code ec;
+  s.send_to(net::buffer(data), udp::endpoint(e.server_ip, r.local_endpoint().port()), 0, ec);
+  e.note("v4 send", ec);
+  std::array<char, 16> buf{};
+  udp::endpoint from;
+  auto [rec, n] = co_await r.async_receive_from(net::buffer(buf), from, tok);
+  e.note("receive", rec, n);
+  e.note("from " + e.who(from.address()));
+  r.send_to(net::buffer(data), udp::endpoint(e.server_ip, s.local_endpoint().port()), 0, ec);
+  e.note("dual-stack udp sends to a v4 endpoint", ec);
+  r.send_to(net::buffer(data), from, 0, ec);
+  e.note("reply to the mapped sender", ec);
+  auto [sec, k] = co_await s.async_receive_from(net::buffer(buf), from, tok);
+  e.note("v4 receives", sec, k);
+  udp::socket o(e.client);
+  o.open(udp::v6());
+  o.set_option(net::ip::v6_only(true));
+  o.send_to(net::buffer(data), udp::endpoint(mapped(e.server_ip), r.local_endpoint().port()), 0, ec);
+  e.note("v6_only udp sends to [::ffff:server]", ec);
+}

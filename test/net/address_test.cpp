@@ -233,4 +233,100 @@ BOOST_AUTO_TEST_CASE(a_socket_bound_to_loopback_cannot_reach_another_host) {
   BOOST_TEST(ec == net::error::invalid_argument);
 }
 
+// ---- IPv6 hosts ---------------------------------------------------------------------
+// Hosts have one address, IPv4 or IPv6; sockets reach a host over its
+// family, and a dual-stack IPv6 socket reaches IPv4 hosts through v4-mapped
+// addresses (the differential suite checks the same against Linux).
+
+BOOST_AUTO_TEST_CASE(ipv6_hosts_talk_tcp_and_udp_and_see_each_others_addresses) {
+  simasio::world w(5);
+  auto& a = w.add_host("a", net::ip::make_address("fd00::a"));
+  auto& b = w.add_host("b", net::ip::make_address("fd00::b"));
+  tcp::acceptor acceptor(b.context(), tcp::endpoint(tcp::v6(), 80));
+  tcp::socket client(a.context());
+  tcp::socket served(b.context());
+  acceptor.async_accept(served, [](boost::system::error_code ec) { BOOST_TEST(!ec); });
+  client.async_connect(tcp::endpoint(b.address(), 80), [](boost::system::error_code ec) { BOOST_TEST(!ec); });
+  w.run();
+  BOOST_TEST(client.local_endpoint().address() == a.address());
+  BOOST_TEST(served.remote_endpoint() == client.local_endpoint());
+  BOOST_TEST(served.local_endpoint() == tcp::endpoint(b.address(), 80));
+
+  udp::socket rx(b.context(), udp::endpoint(udp::v6(), 53));
+  udp::socket tx(a.context(), udp::v6());
+  tx.send_to(net::buffer("x", 1), udp::endpoint(b.address(), 53));
+  char c = 0;
+  udp::endpoint from;
+  rx.async_receive_from(net::buffer(&c, 1), from, [](boost::system::error_code ec, std::size_t) { BOOST_TEST(!ec); });
+  w.run();
+  BOOST_TEST(c == 'x');
+  BOOST_TEST(from.address() == a.address());
+}
+
+BOOST_AUTO_TEST_CASE(a_host_without_an_address_of_a_family_cannot_send_over_it) {
+  simasio::world w(5);
+  auto& v4 = w.add_host("v4");
+  auto& v6 = w.add_host("v6", net::ip::make_address("fd00::6"));
+  boost::system::error_code ec;
+  tcp::socket from_v4(v4.context());
+  from_v4.open(tcp::v6());
+  from_v4.connect(tcp::endpoint(v6.address(), 80), ec);
+  BOOST_TEST(ec == net::error::network_unreachable);
+  udp::socket udp_from_v6(v6.context(), udp::v4());
+  udp_from_v6.send_to(net::buffer("x", 1), udp::endpoint(v4.address(), 53), 0, ec);
+  BOOST_TEST(ec == net::error::network_unreachable);
+  // Loopback stays open to both.
+  udp::socket loop(v6.context(), udp::v4());
+  loop.send_to(net::buffer("x", 1), udp::endpoint(net::ip::make_address("127.0.0.1"), 53), 0, ec);
+  BOOST_TEST(!ec);
+}
+
+BOOST_AUTO_TEST_CASE(a_dual_stack_server_sees_ipv4_clients_as_v4_mapped_and_v6_only_refuses_them) {
+  simasio::world w(5);
+  auto& server = w.add_host("server");
+  auto& client = w.add_host("client");
+  tcp::acceptor dual(server.context(), tcp::endpoint(tcp::v6(), 80));
+  tcp::socket served(server.context());
+  dual.async_accept(served, [](boost::system::error_code ec) { BOOST_TEST(!ec); });
+  tcp::socket c(client.context());
+  c.async_connect(tcp::endpoint(server.address(), 80), [](boost::system::error_code ec) { BOOST_TEST(!ec); });
+  w.run();
+  const auto mapped = [](const net::ip::address& a) { return net::ip::make_address_v6(net::ip::v4_mapped, a.to_v4()); };
+  BOOST_TEST(served.remote_endpoint().address() == net::ip::address(mapped(client.address())));
+  BOOST_TEST(served.local_endpoint().address() == net::ip::address(mapped(server.address())));
+  BOOST_TEST(c.remote_endpoint().address() == server.address());
+
+  tcp::acceptor only(server.context());
+  only.open(tcp::v6());
+  only.set_option(net::ip::v6_only(true));
+  only.bind(tcp::endpoint(tcp::v6(), 81));
+  only.listen();
+  tcp::socket refused(client.context());
+  boost::system::error_code ec;
+  refused.async_connect(tcp::endpoint(server.address(), 81), [&](boost::system::error_code e) { ec = e; });
+  w.run();
+  BOOST_TEST(ec == net::error::connection_refused);
+}
+
+BOOST_AUTO_TEST_CASE(addresses_of_the_wrong_family_get_linuxs_errors) {
+  simasio::world w(5);
+  auto& h = w.add_host("h");
+  boost::system::error_code ec;
+  tcp::socket v4(h.context());
+  v4.open(tcp::v4());
+  v4.bind(tcp::endpoint(net::ip::address_v6::any(), 0), ec);
+  BOOST_TEST(ec == net::error::address_family_not_supported);
+  v4.connect(tcp::endpoint(net::ip::address_v6::loopback(), 80), ec);
+  BOOST_TEST(ec == net::error::address_family_not_supported);
+  v4.set_option(net::ip::v6_only(true), ec);
+  BOOST_TEST(ec == net::error::no_protocol_option);
+  tcp::socket v6(h.context());
+  v6.open(tcp::v6());
+  v6.connect(tcp::endpoint(h.address(), 80), ec);  // a 16-byte sockaddr_in: too short for AF_INET6
+  BOOST_TEST(ec == net::error::invalid_argument);
+  v6.bind(tcp::endpoint(tcp::v6(), 0));
+  v6.set_option(net::ip::v6_only(true), ec);  // fixed at bind
+  BOOST_TEST(ec == net::error::invalid_argument);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -51,6 +51,10 @@ class link_layer {
   std::uint32_t host_of(const boost::asio::ip::address& address, std::uint32_t from_host) const noexcept;
   std::string host_name(std::uint32_t id) const;
   boost::asio::ip::address host_address(std::uint32_t id) const { return hosts_.at(id).address; }
+  // The address host id sends from to reach @p to: @p to itself for a
+  // loopback address, else its own address of to's family (unspecified if
+  // it has none).
+  boost::asio::ip::address source_address(std::uint32_t id, const boost::asio::ip::address& to) const;
   std::uint32_t host_count() const noexcept { return static_cast<std::uint32_t>(hosts_.size()); }
   const host_state& host(std::uint32_t id) const noexcept { return *hosts_[id].state; }
 

@@ -59,6 +59,9 @@ class socket_ops {
   // ---- sockets -----------------------------------------------------------------------
   socket_state& create_socket(context_state& ctx, transport proto);
   void destroy_socket(socket_state& s) noexcept;
+  // Frees a socket whose context the dying world has already cut loose:
+  // nothing is sent, the network only lets go of it.
+  void forget_socket(socket_state& s) noexcept;
   socket_state* find_socket(std::uint64_t id) const noexcept { return table_.find(id); }
   boost::system::error_code open(socket_state& s, bool v6);
   boost::system::error_code bind(socket_state& s, const net_endpoint& ep);
@@ -90,7 +93,13 @@ class socket_ops {
  private:
   static void on_ready(void* self, socket_state& s) { static_cast<socket_ops*>(self)->pump(s); }
   static void on_connect_done(void* self, socket_state& s, boost::system::error_code ec);
-  void start_connect(socket_state& s, const net_endpoint& to);
+  void start_connect(socket_state& s, const net_endpoint& asked);
+  // An address a call on s names, as the network routes it: an IPv4-mapped
+  // IPv6 address is IPv4. Linux's error when it does not fit the socket's
+  // family (EAFNOSUPPORT, EINVAL, ENETUNREACH, by call and v6_only).
+  enum class use : std::uint8_t { bind, connect, send };
+  static boost::system::error_code routed(const socket_state& s, boost::asio::ip::address& a, use u);
+  boost::system::error_code bind_routed(socket_state& s, const net_endpoint& ep);
   bool complete_connect(socket_state& s, boost::system::error_code ec);
   boost::system::error_code bind_any(socket_state& s);
   void pump(socket_state& s);

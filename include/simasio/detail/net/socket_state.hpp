@@ -29,6 +29,15 @@ struct net_endpoint {
   std::string to_string() const;
 };
 
+// An endpoint as a socket of the given family shows it: the network keeps
+// IPv4 traffic in IPv4 addresses, and an IPv6 socket sees them v4-mapped
+// ([::ffff:a.b.c.d]), the wildcard as [::].
+inline net_endpoint as_seen(bool v6, const net_endpoint& ep) {
+  if (!v6 || !ep.address.is_v4()) return ep;
+  if (ep.address.is_unspecified()) return {boost::asio::ip::address_v6::any(), ep.port};
+  return {boost::asio::ip::make_address_v6(boost::asio::ip::v4_mapped, ep.address.to_v4()), ep.port};
+}
+
 struct socket_state;
 class tcp_connection;
 class socket_ops;
@@ -96,6 +105,7 @@ struct socket_state {
   std::uint32_t owner = 0;        // the process that made it, group + 1 (world_core::calling_owner); 0: none
   bool open = false;
   bool v6 = false;
+  bool v6_only = false;  // IPV6_V6ONLY (Linux's default, net.ipv6.bindv6only, is 0: dual-stack)
   bool bound = false;
   bool listening = false;
   net_endpoint local;
@@ -124,6 +134,7 @@ struct socket_state {
   // (after the data that arrived before it) or write, then cleared.
   boost::system::error_code failed;
   bool ended = false;  // the connection died (reset, timeout): reads then see eof, writes broken_pipe
+  bool established_once = false;  // it was connected (Linux's SS_CONNECTED stays): connect() is EISCONN
   // A connect that completed asynchronously and no later connect() has
   // collected (Linux's SS_CONNECTING): the next connect returns success
   // (it succeeded) or connection_aborted (it failed), and only then

@@ -52,6 +52,10 @@ class socket_table {
   // a unicast datagram to the newest of several SO_REUSEADDR sockets).
   socket_state* bound(std::uint32_t host, transport proto, const boost::asio::ip::address& address,
                       std::uint16_t port) const;
+  // How well s's local address takes traffic to @p to (routed: IPv4 as
+  // IPv4): 2 the same address, 1 a wildcard of its family (an IPv6 one
+  // takes IPv4 too unless v6_only), 0 not at all.
+  static int local_match(const socket_state& s, const boost::asio::ip::address& to) noexcept;
   // Every socket bound to (proto, port) on host, in bind order.
   const std::vector<std::uint64_t>& bound_to_port(std::uint32_t host, transport proto, std::uint16_t port) const;
   bool port_taken(std::uint32_t host, transport proto, std::uint16_t port) const {
