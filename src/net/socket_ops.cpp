@@ -34,7 +34,6 @@ boost::system::error_code socket_ops::routed(const socket_state& s, boost::asio:
   return {};
 }
 
-
 std::string net_endpoint::to_string() const { return address.to_string() + ":" + std::to_string(port); }
 
 socket_ops::socket_ops(world_core& core) : core_(core), link_(core), udp_(link_, table_), tcp_(link_, table_) {
@@ -69,9 +68,7 @@ void socket_ops::destroy_socket(socket_state& s) noexcept {
   // The owner is being destroyed: its handlers cannot destroy it again.
   if (s.open) close(s);
   cancel(s);
-  if (s.connect_timer) core_.cancel(*s.connect_timer);
-  table_.forget(s.id);
-  delete &s;
+  forget_socket(s);
 }
 
 void socket_ops::forget_socket(socket_state& s) noexcept {

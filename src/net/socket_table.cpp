@@ -43,41 +43,29 @@ void socket_table::add_host(std::uint32_t id) {
 }
 
 namespace {
-// What a binding takes, per family: nothing, everything, or one address.
-// A socket bound to an IPv4 address (an IPv6 one's v4-mapped address is
-// kept as IPv4) takes that IPv4 address; 0.0.0.0 all of IPv4; :: all of
-// IPv6 and, unless v6_only, all of IPv4 too (a dual-stack socket); an IPv6
-// address that address.
-struct takes {
-  enum class what : std::uint8_t { none, all, one };
-  what v4 = what::none, v6 = what::none;
-  const boost::asio::ip::address* one = nullptr;
-};
-takes taken(const boost::asio::ip::address& a, bool v6_only) {
-  using w = takes::what;
-  if (!a.is_unspecified()) return a.is_v4() ? takes{w::one, w::none, &a} : takes{w::none, w::one, &a};
-  if (a.is_v4()) return {w::all, w::none, nullptr};
-  return {v6_only ? w::none : w::all, w::all, nullptr};
+// Whether a binding to address a takes traffic to x (routed: an IPv6
+// socket's v4-mapped address is kept as IPv4): a itself; for 0.0.0.0 all
+// of IPv4; for :: all of IPv6 and, unless v6_only, all of IPv4 too (a
+// dual-stack socket).
+bool takes(const boost::asio::ip::address& a, bool v6_only, const boost::asio::ip::address& x) {
+  if (a == x) return true;
+  if (!a.is_unspecified()) return false;
+  return a.is_v4() ? x.is_v4() : x.is_v6() || !v6_only;
 }
-bool meet(takes::what x, takes::what y, const takes& a, const takes& b) {
-  using w = takes::what;
-  if (x == w::none || y == w::none) return false;
-  if (x == w::all || y == w::all) return true;
-  return *a.one == *b.one;
-}
-// Two bindings of one port collide when they take a common address.
+// Two bindings of one port collide when they take a common address: a
+// specific one the other takes, or, both wildcards, a family both take.
 bool overlap(const boost::asio::ip::address& a, bool a_v6_only, const boost::asio::ip::address& b, bool b_v6_only) {
-  const takes x = taken(a, a_v6_only), y = taken(b, b_v6_only);
-  return meet(x.v4, y.v4, x, y) || meet(x.v6, y.v6, x, y);
+  if (!a.is_unspecified()) return takes(b, b_v6_only, a);
+  if (!b.is_unspecified()) return takes(a, a_v6_only, b);
+  const bool a_v4 = a.is_v4() || !a_v6_only, b_v4 = b.is_v4() || !b_v6_only;
+  return (a_v4 && b_v4) || (a.is_v6() && b.is_v6());
 }
 const std::vector<std::uint64_t> no_sockets;
 }  // namespace
 
 int socket_table::local_match(const socket_state& s, const boost::asio::ip::address& to) noexcept {
   if (s.local.address == to) return 2;
-  if (!s.local.address.is_unspecified()) return 0;
-  if (s.local.address.is_v4()) return to.is_v4() ? 1 : 0;
-  return to.is_v6() || !s.v6_only ? 1 : 0;
+  return takes(s.local.address, s.v6_only, to) ? 1 : 0;
 }
 
 const std::vector<std::uint64_t>& socket_table::bound_to_port(std::uint32_t host, transport proto,

@@ -160,6 +160,16 @@ struct program_file {
   program_file& operator=(const program_file&) = delete;
 };
 
+// The "# profile" line the real side printed: parsed into p, and returned
+// as text ("(unknown)" when absent, p left as it was).
+std::string profile_line(const std::string& out, simasio_diff::kernel_profile& p) {
+  const auto at = out.find("# profile ");
+  if (at == std::string::npos) return "(unknown)";
+  std::string line = out.substr(at + 10, out.find('\n', at) - at - 10);
+  p = simasio_diff::kernel_profile::parse(line);
+  return line;
+}
+
 const scenario_run* find_run(const std::vector<scenario_run>& runs, const std::string& name) {
   for (const auto& r : runs)
     if (r.name == name) return &r;
@@ -239,8 +249,7 @@ int generate(simasio_diff::run_settings s, std::size_t count, std::uint64_t gen_
       std::cerr << "simasio_socket_diff: the real side could not run in a private network namespace:\n" << out;
       return 77;
     }
-    if (const auto at = out.find("# profile "); at != std::string::npos && r == 0)
-      s.profile = simasio_diff::kernel_profile::parse(out.substr(at + 10, out.find('\n', at) - at - 10));
+    if (r == 0) profile_line(out, s.profile);
     real.push_back(parse(out));
   }
   s.programs = programs;
@@ -387,7 +396,7 @@ int main(int argc, char** argv) {
   }
 
   std::vector<std::vector<scenario_run>> real;
-  std::string profile_line = "(unknown)";
+  std::string profile_text = "(unknown)";
   for (int r = 0; r < runs; ++r) {
     std::string text;
     std::string args = s.only.empty() ? "" : " --only " + s.only;
@@ -399,10 +408,7 @@ int main(int argc, char** argv) {
       return 77;
     }
     real.push_back(parse(text));
-    if (const auto at = text.find("# profile "); at != std::string::npos && r == 0) {
-      profile_line = text.substr(at + 10, text.find('\n', at) - at - 10);
-      s.profile = simasio_diff::kernel_profile::parse(profile_line);
-    }
+    if (r == 0) profile_text = profile_line(text, s.profile);
   }
   std::vector<std::vector<scenario_run>> sim;
   for (std::uint64_t seed = 0; seed < seeds; ++seed) {
@@ -477,6 +483,6 @@ int main(int argc, char** argv) {
   std::cout << "simasio_socket_diff: " << total << " scenarios at MTU " << m << " against Linux " << kernel() << " ("
             << runs << " real runs, " << seeds << " seeds): " << same << " identical, " << in_table << " in the table, "
             << differ << " differ\n"
-            << "simasio_socket_diff: the kernel's profile in the namespace: " << profile_line << '\n';
+            << "simasio_socket_diff: the kernel's profile in the namespace: " << profile_text << '\n';
   return ok ? 0 : 1;
 }
