@@ -24,6 +24,7 @@
 
 #include <simasio/any_io_executor.hpp>
 #include <simasio/basic_datagram_socket.hpp>
+#include <simasio/basic_deadline_timer.hpp>
 #include <simasio/basic_random_access_file.hpp>
 #include <simasio/basic_stream_file.hpp>
 #include <simasio/basic_socket.hpp>
@@ -367,8 +368,9 @@ using boost::asio::basic_socket_iostream;
 #endif  // !defined(BOOST_ASIO_NO_IOSTREAM)
 using boost::asio::wait_traits;
 #if defined(BOOST_ASIO_HAS_BOOST_DATE_TIME)
-using boost::asio::basic_deadline_timer;
-using boost::asio::deadline_timer;
+// Replaced by simasio: a ptime deadline on the host's virtual clock.
+using simasio::basic_deadline_timer;
+using simasio::deadline_timer;
 using boost::asio::time_traits;
 #endif  // defined(BOOST_ASIO_HAS_BOOST_DATE_TIME)
 #if defined(BOOST_ASIO_HAS_SERIAL_PORT)

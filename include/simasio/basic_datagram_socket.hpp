@@ -129,7 +129,7 @@ class basic_datagram_socket : public basic_socket<Protocol, Executor> {
   ///
   /// @throws simasio::usage_error if the socket is used from a thread other
   /// than its world's, after its world is gone, or after its host crashed.
-  template <typename ConstBufferSequence, typename WriteToken = boost::asio::default_completion_token_t<executor_type>>
+  template <typename ConstBufferSequence, BOOST_ASIO_COMPLETION_TOKEN_FOR(void(boost::system::error_code, std::size_t)) WriteToken = boost::asio::default_completion_token_t<executor_type>>
   auto async_send_to(const ConstBufferSequence& buffers, const endpoint_type& destination,
                      WriteToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
     return async_send_to(buffers, destination, 0, std::forward<WriteToken>(token));
@@ -151,7 +151,7 @@ class basic_datagram_socket : public basic_socket<Protocol, Executor> {
   /// @par Determinism
   /// As async_send_to(): loss, duplication and latency draws from the
   /// network sub-stream, at initiation.
-  template <typename ConstBufferSequence, typename WriteToken = boost::asio::default_completion_token_t<executor_type>>
+  template <typename ConstBufferSequence, BOOST_ASIO_COMPLETION_TOKEN_FOR(void(boost::system::error_code, std::size_t)) WriteToken = boost::asio::default_completion_token_t<executor_type>>
   auto async_send_to(const ConstBufferSequence& buffers, const endpoint_type& destination,
                      boost::asio::socket_base::message_flags flags,
                      WriteToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
@@ -186,7 +186,7 @@ class basic_datagram_socket : public basic_socket<Protocol, Executor> {
   /// @par Determinism
   /// As async_send_to(): loss, duplication and latency draws from the
   /// network sub-stream, at initiation.
-  template <typename ConstBufferSequence, typename WriteToken = boost::asio::default_completion_token_t<executor_type>>
+  template <typename ConstBufferSequence, BOOST_ASIO_COMPLETION_TOKEN_FOR(void(boost::system::error_code, std::size_t)) WriteToken = boost::asio::default_completion_token_t<executor_type>>
   auto async_send(const ConstBufferSequence& buffers,
                   WriteToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
     return async_send(buffers, 0, std::forward<WriteToken>(token));
@@ -207,7 +207,7 @@ class basic_datagram_socket : public basic_socket<Protocol, Executor> {
   /// @par Determinism
   /// As async_send_to(): loss, duplication and latency draws from the
   /// network sub-stream, at initiation.
-  template <typename ConstBufferSequence, typename WriteToken = boost::asio::default_completion_token_t<executor_type>>
+  template <typename ConstBufferSequence, BOOST_ASIO_COMPLETION_TOKEN_FOR(void(boost::system::error_code, std::size_t)) WriteToken = boost::asio::default_completion_token_t<executor_type>>
   auto async_send(const ConstBufferSequence& buffers, boost::asio::socket_base::message_flags flags,
                   WriteToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
     return boost::asio::async_initiate<WriteToken, void(boost::system::error_code, std::size_t)>(
@@ -302,7 +302,7 @@ class basic_datagram_socket : public basic_socket<Protocol, Executor> {
   ///
   /// @throws simasio::usage_error if the socket is used from a thread other
   /// than its world's, after its world is gone, or after its host crashed.
-  template <typename MutableBufferSequence, typename ReadToken = boost::asio::default_completion_token_t<executor_type>>
+  template <typename MutableBufferSequence, BOOST_ASIO_COMPLETION_TOKEN_FOR(void(boost::system::error_code, std::size_t)) ReadToken = boost::asio::default_completion_token_t<executor_type>>
   auto async_receive_from(const MutableBufferSequence& buffers, endpoint_type& sender,
                           ReadToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
     return async_receive_from(buffers, sender, 0, std::forward<ReadToken>(token));
@@ -323,7 +323,7 @@ class basic_datagram_socket : public basic_socket<Protocol, Executor> {
   ///
   /// @par Determinism
   /// As async_receive_from(): draws nothing.
-  template <typename MutableBufferSequence, typename ReadToken = boost::asio::default_completion_token_t<executor_type>>
+  template <typename MutableBufferSequence, BOOST_ASIO_COMPLETION_TOKEN_FOR(void(boost::system::error_code, std::size_t)) ReadToken = boost::asio::default_completion_token_t<executor_type>>
   auto async_receive_from(const MutableBufferSequence& buffers, endpoint_type& sender,
                           boost::asio::socket_base::message_flags flags,
                           ReadToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
@@ -348,7 +348,7 @@ class basic_datagram_socket : public basic_socket<Protocol, Executor> {
   ///
   /// @par Determinism
   /// As async_receive_from(): draws nothing.
-  template <typename MutableBufferSequence, typename ReadToken = boost::asio::default_completion_token_t<executor_type>>
+  template <typename MutableBufferSequence, BOOST_ASIO_COMPLETION_TOKEN_FOR(void(boost::system::error_code, std::size_t)) ReadToken = boost::asio::default_completion_token_t<executor_type>>
   auto async_receive(const MutableBufferSequence& buffers,
                      ReadToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
     return async_receive(buffers, 0, std::forward<ReadToken>(token));
@@ -368,7 +368,7 @@ class basic_datagram_socket : public basic_socket<Protocol, Executor> {
   ///
   /// @par Determinism
   /// As async_receive_from(): draws nothing.
-  template <typename MutableBufferSequence, typename ReadToken = boost::asio::default_completion_token_t<executor_type>>
+  template <typename MutableBufferSequence, BOOST_ASIO_COMPLETION_TOKEN_FOR(void(boost::system::error_code, std::size_t)) ReadToken = boost::asio::default_completion_token_t<executor_type>>
   auto async_receive(const MutableBufferSequence& buffers, boost::asio::socket_base::message_flags flags,
                      ReadToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
     return boost::asio::async_initiate<ReadToken, void(boost::system::error_code, std::size_t)>(

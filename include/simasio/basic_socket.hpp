@@ -2,6 +2,7 @@
 #ifndef SIMASIO_BASIC_SOCKET_HPP
 #define SIMASIO_BASIC_SOCKET_HPP
 
+#include <simasio/detail/refused.hpp>
 #include <simasio/detail/socket_service.hpp>
 #include <simasio/io_context.hpp>
 
@@ -79,6 +80,18 @@ class basic_socket : public boost::asio::socket_base {
   }
   // A moved socket stays with the thread that created it, wherever it is
   // moved (into a std::thread's arguments, say).
+  /// Not simulated: adopting a descriptor of the real OS (refused at
+  /// compile time; a simulated socket has no descriptor to adopt).
+  template <typename Handle, typename = std::enable_if_t<std::is_integral_v<Handle>>>
+  basic_socket(const executor_type&, const protocol_type&, const Handle&) {
+    static_assert(detail::refused_v<Handle>, SIMASIO_REFUSED_NATIVE_HANDLE("a socket constructed from"));
+  }
+  template <typename ExecutionContext, typename Handle,
+            typename = std::enable_if_t<std::is_convertible_v<ExecutionContext&, boost::asio::execution_context&> &&
+                                        std::is_integral_v<Handle>>>
+  basic_socket(ExecutionContext&, const protocol_type&, const Handle&) {
+    static_assert(detail::refused_v<Handle>, SIMASIO_REFUSED_NATIVE_HANDLE("a socket constructed from"));
+  }
   basic_socket(basic_socket&& other) noexcept
       : ex_(other.ex_), service_(other.service_), state_(std::exchange(other.state_, nullptr)),
         thread_(other.thread_) {}
@@ -233,7 +246,7 @@ class basic_socket : public boost::asio::socket_base {
   ///
   /// @throws simasio::usage_error if the socket is used from a thread other
   /// than its world's, after its world is gone, or after its host crashed.
-  template <typename ConnectToken = boost::asio::default_completion_token_t<executor_type>>
+  template <BOOST_ASIO_COMPLETION_TOKEN_FOR(void(boost::system::error_code)) ConnectToken = boost::asio::default_completion_token_t<executor_type>>
   auto async_connect(const endpoint_type& peer,
                      ConnectToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
     check_thread();
@@ -389,7 +402,7 @@ class basic_socket : public boost::asio::socket_base {
   ///
   /// @throws simasio::usage_error if the socket is used from a thread other
   /// than its world's, after its world is gone, or after its host crashed.
-  template <typename WaitToken = boost::asio::default_completion_token_t<executor_type>>
+  template <BOOST_ASIO_COMPLETION_TOKEN_FOR(void(boost::system::error_code)) WaitToken = boost::asio::default_completion_token_t<executor_type>>
   auto async_wait(wait_type w, WaitToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
     check_thread();
     return boost::asio::async_initiate<WaitToken, void(boost::system::error_code)>(
@@ -402,6 +415,26 @@ class basic_socket : public boost::asio::socket_base {
   }
 
   native_handle_type native_handle() noexcept { return state_ != nullptr ? state_->id : 0; }
+  /// Not simulated: assign() adopts, and release() gives up, a descriptor of
+  /// the real OS (refused at compile time).
+  template <typename Handle>
+  void assign(const protocol_type&, const Handle&) {
+    static_assert(detail::refused_v<Handle>, SIMASIO_REFUSED_NATIVE_HANDLE("assign() of"));
+  }
+  template <typename Handle>
+  void assign(const protocol_type&, const Handle&, boost::system::error_code&) {
+    static_assert(detail::refused_v<Handle>, SIMASIO_REFUSED_NATIVE_HANDLE("assign() of"));
+  }
+  template <typename Refused = Protocol>
+  native_handle_type release() {
+    static_assert(detail::refused_v<Refused>, SIMASIO_REFUSED_NATIVE_HANDLE("release() of"));
+    return 0;
+  }
+  template <typename Refused = Protocol>
+  native_handle_type release(boost::system::error_code&) {
+    static_assert(detail::refused_v<Refused>, SIMASIO_REFUSED_NATIVE_HANDLE("release() of"));
+    return 0;
+  }
 
  protected:
   ~basic_socket() { release_state(); }

@@ -44,6 +44,17 @@ class basic_socket_acceptor : public boost::asio::socket_base {
       : sock_(ctx) {
     setup(endpoint, reuse_addr);
   }
+  /// Not simulated: adopting a descriptor of the real OS (refused at compile time).
+  template <typename Handle, typename = std::enable_if_t<std::is_integral_v<Handle>>>
+  basic_socket_acceptor(const executor_type&, const protocol_type&, const Handle&) {
+    static_assert(detail::refused_v<Handle>, SIMASIO_REFUSED_NATIVE_HANDLE("an acceptor constructed from"));
+  }
+  template <typename ExecutionContext, typename Handle,
+            typename = std::enable_if_t<std::is_convertible_v<ExecutionContext&, boost::asio::execution_context&> &&
+                                        std::is_integral_v<Handle>>>
+  basic_socket_acceptor(ExecutionContext&, const protocol_type&, const Handle&) {
+    static_assert(detail::refused_v<Handle>, SIMASIO_REFUSED_NATIVE_HANDLE("an acceptor constructed from"));
+  }
   basic_socket_acceptor(basic_socket_acceptor&&) noexcept = default;
   basic_socket_acceptor& operator=(basic_socket_acceptor&&) noexcept = default;
   template <typename Executor1, typename = std::enable_if_t<std::is_convertible_v<Executor1, Executor>>>
@@ -89,6 +100,38 @@ class basic_socket_acceptor : public boost::asio::socket_base {
   endpoint_type local_endpoint() const { return sock_.local_endpoint(); }
   endpoint_type local_endpoint(boost::system::error_code& ec) const { return sock_.local_endpoint(ec); }
   native_handle_type native_handle() noexcept { return sock_.native_handle(); }
+  /// Not simulated (refused at compile time): as basic_socket's.
+  template <typename Handle>
+  void assign(const protocol_type& p, const Handle& h) {
+    sock_.assign(p, h);
+  }
+  template <typename Handle>
+  void assign(const protocol_type& p, const Handle& h, boost::system::error_code& ec) {
+    sock_.assign(p, h, ec);
+  }
+  template <typename Refused = Protocol>
+  native_handle_type release() {
+    return sock_.template release<Refused>();
+  }
+  template <typename Refused = Protocol>
+  native_handle_type release(boost::system::error_code& ec) {
+    return sock_.template release<Refused>(ec);
+  }
+  bool native_non_blocking() const noexcept { return sock_.native_non_blocking(); }
+  void native_non_blocking(bool mode) { sock_.native_non_blocking(mode); }
+  void native_non_blocking(bool mode, boost::system::error_code& ec) { sock_.native_non_blocking(mode, ec); }
+  /// bytes_readable on a listening socket: 0, as Linux's FIONREAD there
+  /// (other commands: operation_not_supported, as basic_socket's).
+  template <typename IoControlCommand>
+  void io_control(IoControlCommand& command) {
+    boost::system::error_code ec;
+    io_control(command, ec);
+    detail::throw_socket_error(ec, "io_control");
+  }
+  template <typename IoControlCommand>
+  void io_control(IoControlCommand& command, boost::system::error_code& ec) {
+    sock_.io_control(command, ec);
+  }
   void wait(wait_type w) { sock_.wait(w); }
   void wait(wait_type w, boost::system::error_code& ec) { sock_.wait(w, ec); }
   /// Starts an asynchronous wait on the listening socket: basic_socket::async_wait();
@@ -107,7 +150,7 @@ class basic_socket_acceptor : public boost::asio::socket_base {
   /// @par Determinism
   /// Draws nothing. Its completion is scheduled like any handler's
   /// (scheduler sub-stream).
-  template <typename WaitToken = boost::asio::default_completion_token_t<executor_type>>
+  template <BOOST_ASIO_COMPLETION_TOKEN_FOR(void(boost::system::error_code)) WaitToken = boost::asio::default_completion_token_t<executor_type>>
   auto async_wait(wait_type w, WaitToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
     return sock_.async_wait(w, std::forward<WaitToken>(token));
   }
@@ -167,7 +210,7 @@ class basic_socket_acceptor : public boost::asio::socket_base {
   /// thread other than its world's, after its world is gone, or after its
   /// host crashed.
   template <typename Protocol1, typename Executor1,
-            typename AcceptToken = boost::asio::default_completion_token_t<executor_type>>
+            BOOST_ASIO_COMPLETION_TOKEN_FOR(void(boost::system::error_code)) AcceptToken = boost::asio::default_completion_token_t<executor_type>>
   auto async_accept(basic_socket<Protocol1, Executor1>& peer,
                     AcceptToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
     return async_accept_into(peer, nullptr, std::forward<AcceptToken>(token));
@@ -188,7 +231,7 @@ class basic_socket_acceptor : public boost::asio::socket_base {
   /// @par Determinism
   /// As async_accept(peer, token): draws nothing.
   template <typename Protocol1, typename Executor1,
-            typename AcceptToken = boost::asio::default_completion_token_t<executor_type>>
+            BOOST_ASIO_COMPLETION_TOKEN_FOR(void(boost::system::error_code)) AcceptToken = boost::asio::default_completion_token_t<executor_type>>
   auto async_accept(basic_socket<Protocol1, Executor1>& peer, endpoint_type& peer_endpoint,
                     AcceptToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
     return async_accept_into(peer, &peer_endpoint, std::forward<AcceptToken>(token));
@@ -210,6 +253,67 @@ class basic_socket_acceptor : public boost::asio::socket_base {
   auto accept(ExecutionContext& ctx) {
     basic_stream_socket<Protocol, typename ExecutionContext::executor_type> peer(ctx);
     accept(peer);
+    return peer;
+  }
+
+  template <typename Executor1, typename = std::enable_if_t<boost::asio::execution::is_executor<Executor1>::value ||
+                                                            boost::asio::is_executor<Executor1>::value>>
+  basic_stream_socket<Protocol, Executor1> accept(const Executor1& ex) {
+    basic_stream_socket<Protocol, Executor1> peer(ex);
+    accept(peer);
+    return peer;
+  }
+  template <typename Executor1, typename = std::enable_if_t<boost::asio::execution::is_executor<Executor1>::value ||
+                                                            boost::asio::is_executor<Executor1>::value>>
+  basic_stream_socket<Protocol, Executor1> accept(const Executor1& ex, boost::system::error_code& ec) {
+    basic_stream_socket<Protocol, Executor1> peer(ex);
+    accept(peer, ec);
+    return peer;
+  }
+  template <typename ExecutionContext,
+            typename = std::enable_if_t<std::is_convertible_v<ExecutionContext&, boost::asio::execution_context&>>>
+  auto accept(ExecutionContext& ctx, boost::system::error_code& ec) {
+    basic_stream_socket<Protocol, typename ExecutionContext::executor_type> peer(ctx);
+    accept(peer, ec);
+    return peer;
+  }
+  basic_stream_socket<Protocol, Executor> accept(endpoint_type& peer_endpoint) {
+    basic_stream_socket<Protocol, Executor> peer(sock_.get_executor());
+    accept(peer, peer_endpoint);
+    return peer;
+  }
+  basic_stream_socket<Protocol, Executor> accept(endpoint_type& peer_endpoint, boost::system::error_code& ec) {
+    basic_stream_socket<Protocol, Executor> peer(sock_.get_executor());
+    accept(peer, peer_endpoint, ec);
+    return peer;
+  }
+  template <typename Executor1, typename = std::enable_if_t<boost::asio::execution::is_executor<Executor1>::value ||
+                                                            boost::asio::is_executor<Executor1>::value>>
+  basic_stream_socket<Protocol, Executor1> accept(const Executor1& ex, endpoint_type& peer_endpoint) {
+    basic_stream_socket<Protocol, Executor1> peer(ex);
+    accept(peer, peer_endpoint);
+    return peer;
+  }
+  template <typename Executor1, typename = std::enable_if_t<boost::asio::execution::is_executor<Executor1>::value ||
+                                                            boost::asio::is_executor<Executor1>::value>>
+  basic_stream_socket<Protocol, Executor1> accept(const Executor1& ex, endpoint_type& peer_endpoint,
+                                                  boost::system::error_code& ec) {
+    basic_stream_socket<Protocol, Executor1> peer(ex);
+    accept(peer, peer_endpoint, ec);
+    return peer;
+  }
+  template <typename ExecutionContext,
+            typename = std::enable_if_t<std::is_convertible_v<ExecutionContext&, boost::asio::execution_context&>>>
+  auto accept(ExecutionContext& ctx, endpoint_type& peer_endpoint) {
+    basic_stream_socket<Protocol, typename ExecutionContext::executor_type> peer(ctx);
+    accept(peer, peer_endpoint);
+    return peer;
+  }
+  template <typename ExecutionContext,
+            typename = std::enable_if_t<std::is_convertible_v<ExecutionContext&, boost::asio::execution_context&>>>
+  auto accept(ExecutionContext& ctx, endpoint_type& peer_endpoint, boost::system::error_code& ec) {
+    basic_stream_socket<Protocol, typename ExecutionContext::executor_type> peer(ctx);
+    accept(peer, peer_endpoint, ec);
     return peer;
   }
 
@@ -237,9 +341,10 @@ class basic_socket_acceptor : public boost::asio::socket_base {
   ///
   /// @throws simasio::usage_error if the acceptor is used from a thread other
   /// than its world's, after its world is gone, or after its host crashed.
-  template <typename MoveAcceptToken = boost::asio::default_completion_token_t<executor_type>>
+  template <BOOST_ASIO_COMPLETION_TOKEN_FOR(void(boost::system::error_code, basic_stream_socket<Protocol, Executor>))
+                MoveAcceptToken = boost::asio::default_completion_token_t<executor_type>>
   auto async_accept(MoveAcceptToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
-    return async_move_accept<basic_stream_socket<Protocol, Executor>>(sock_.get_executor(),
+    return async_move_accept<basic_stream_socket<Protocol, Executor>>(sock_.get_executor(), nullptr,
                                                                       std::forward<MoveAcceptToken>(token));
   }
   /// Starts an asynchronous move-accept whose new socket runs on @p ex:
@@ -256,12 +361,15 @@ class basic_socket_acceptor : public boost::asio::socket_base {
   ///
   /// @par Determinism
   /// As async_accept(peer, token): draws nothing.
-  template <typename Executor1, typename MoveAcceptToken = boost::asio::default_completion_token_t<executor_type>,
+  template <typename Executor1,
+            BOOST_ASIO_COMPLETION_TOKEN_FOR(void(boost::system::error_code, basic_stream_socket<Protocol, Executor1>))
+                MoveAcceptToken = boost::asio::default_completion_token_t<executor_type>,
             typename = std::enable_if_t<boost::asio::execution::is_executor<Executor1>::value ||
                                         boost::asio::is_executor<Executor1>::value>>
   auto async_accept(const Executor1& ex,
                     MoveAcceptToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
-    return async_move_accept<basic_stream_socket<Protocol, Executor1>>(ex, std::forward<MoveAcceptToken>(token));
+    return async_move_accept<basic_stream_socket<Protocol, Executor1>>(ex, nullptr,
+                                                                       std::forward<MoveAcceptToken>(token));
   }
   /// Starts an asynchronous move-accept whose new socket runs on @p ctx:
   /// async_accept(token) otherwise.
@@ -277,12 +385,55 @@ class basic_socket_acceptor : public boost::asio::socket_base {
   ///
   /// @par Determinism
   /// As async_accept(peer, token): draws nothing.
-  template <typename ExecutionContext, typename MoveAcceptToken = boost::asio::default_completion_token_t<executor_type>,
+  template <typename ExecutionContext,
+            BOOST_ASIO_COMPLETION_TOKEN_FOR(void(boost::system::error_code,
+                                                 basic_stream_socket<Protocol, typename ExecutionContext::executor_type>))
+                MoveAcceptToken = boost::asio::default_completion_token_t<executor_type>,
             typename = std::enable_if_t<std::is_convertible_v<ExecutionContext&, boost::asio::execution_context&>>>
   auto async_accept(ExecutionContext& ctx,
                     MoveAcceptToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
     return async_move_accept<basic_stream_socket<Protocol, typename ExecutionContext::executor_type>>(
-        ctx.get_executor(), std::forward<MoveAcceptToken>(token));
+        ctx.get_executor(), nullptr, std::forward<MoveAcceptToken>(token));
+  }
+
+  /// The three move-accepts above that also report the peer's endpoint in
+  /// @p peer_endpoint (kept valid until the handler runs): on this
+  /// acceptor's executor, on @p ex, or on @p ctx's.
+  ///
+  /// @par Completion Signature
+  /// @code void(boost::system::error_code, basic_stream_socket<Protocol, ...>) @endcode
+  ///
+  /// @par Per-Operation Cancellation
+  /// terminal, partial and total, as async_accept(token).
+  ///
+  /// @par Determinism
+  /// As async_accept(peer, token): draws nothing.
+  template <BOOST_ASIO_COMPLETION_TOKEN_FOR(void(boost::system::error_code, basic_stream_socket<Protocol, Executor>))
+                MoveAcceptToken = boost::asio::default_completion_token_t<executor_type>>
+  auto async_accept(endpoint_type& peer_endpoint,
+                    MoveAcceptToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
+    return async_move_accept<basic_stream_socket<Protocol, Executor>>(sock_.get_executor(), &peer_endpoint,
+                                                                      std::forward<MoveAcceptToken>(token));
+  }
+  template <typename Executor1,
+            BOOST_ASIO_COMPLETION_TOKEN_FOR(void(boost::system::error_code, basic_stream_socket<Protocol, Executor1>))
+                MoveAcceptToken = boost::asio::default_completion_token_t<executor_type>,
+            typename = std::enable_if_t<boost::asio::execution::is_executor<Executor1>::value ||
+                                        boost::asio::is_executor<Executor1>::value>>
+  auto async_accept(const Executor1& ex, endpoint_type& peer_endpoint,
+                    MoveAcceptToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
+    return async_move_accept<basic_stream_socket<Protocol, Executor1>>(ex, &peer_endpoint,
+                                                                       std::forward<MoveAcceptToken>(token));
+  }
+  template <typename ExecutionContext,
+            BOOST_ASIO_COMPLETION_TOKEN_FOR(void(boost::system::error_code,
+                                                 basic_stream_socket<Protocol, typename ExecutionContext::executor_type>))
+                MoveAcceptToken = boost::asio::default_completion_token_t<executor_type>,
+            typename = std::enable_if_t<std::is_convertible_v<ExecutionContext&, boost::asio::execution_context&>>>
+  auto async_accept(ExecutionContext& ctx, endpoint_type& peer_endpoint,
+                    MoveAcceptToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
+    return async_move_accept<basic_stream_socket<Protocol, typename ExecutionContext::executor_type>>(
+        ctx.get_executor(), &peer_endpoint, std::forward<MoveAcceptToken>(token));
   }
 
  private:
@@ -349,10 +500,10 @@ class basic_socket_acceptor : public boost::asio::socket_base {
   }
 
   template <typename PeerSocket, typename PeerExecutor, typename Token>
-  auto async_move_accept(const PeerExecutor& ex, Token&& token) {
+  auto async_move_accept(const PeerExecutor& ex, endpoint_type* peer_endpoint, Token&& token) {
     sock_.check_thread();
     return boost::asio::async_initiate<Token, void(boost::system::error_code, PeerSocket)>(
-        [this](auto&& handler, const PeerExecutor& ex) {
+        [this](auto&& handler, const PeerExecutor& ex, endpoint_type* peer_endpoint) {
           using handler_type = std::decay_t<decltype(handler)>;
           using op_type = detail::socket_op<handler_type, executor_type, detail::completes_with::ec_peer, PeerSocket>;
           (void)sizeof(op_type);
@@ -361,10 +512,10 @@ class basic_socket_acceptor : public boost::asio::socket_base {
               detail::sock_op::kind::accept, [&](detail::sock_op& base) {
                 auto& op = static_cast<op_type&>(base);
                 op.peer_.emplace(ex);
-                prepare_accept(op, *op.peer_, nullptr);
+                prepare_accept(op, *op.peer_, peer_endpoint);
               });
         },
-        token, ex);
+        token, ex, peer_endpoint);
   }
 
   struct socket_access : socket_type {

@@ -157,7 +157,7 @@ class basic_stream_socket : public basic_socket<Protocol, Executor> {
   /// @throws simasio::usage_error if the socket is used from a thread other
   /// than its world's, after its world is gone, or after its host crashed.
   template <typename ConstBufferSequence,
-            typename WriteToken = boost::asio::default_completion_token_t<executor_type>>
+            BOOST_ASIO_COMPLETION_TOKEN_FOR(void(boost::system::error_code, std::size_t)) WriteToken = boost::asio::default_completion_token_t<executor_type>>
   auto async_write_some(const ConstBufferSequence& buffers,
                         WriteToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
     return async_io(detail::sock_op::kind::write, buffers, 0, std::forward<WriteToken>(token));
@@ -176,7 +176,7 @@ class basic_stream_socket : public basic_socket<Protocol, Executor> {
   /// @par Determinism
   /// As async_write_some(): partial-write, segment, loss and latency draws
   /// from the network sub-stream.
-  template <typename ConstBufferSequence, typename WriteToken = boost::asio::default_completion_token_t<executor_type>>
+  template <typename ConstBufferSequence, BOOST_ASIO_COMPLETION_TOKEN_FOR(void(boost::system::error_code, std::size_t)) WriteToken = boost::asio::default_completion_token_t<executor_type>>
   auto async_send(const ConstBufferSequence& buffers,
                   WriteToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
     return async_io(detail::sock_op::kind::write, buffers, 0, std::forward<WriteToken>(token));
@@ -197,7 +197,7 @@ class basic_stream_socket : public basic_socket<Protocol, Executor> {
   /// @par Determinism
   /// As async_write_some(): partial-write, segment, loss and latency draws
   /// from the network sub-stream.
-  template <typename ConstBufferSequence, typename WriteToken = boost::asio::default_completion_token_t<executor_type>>
+  template <typename ConstBufferSequence, BOOST_ASIO_COMPLETION_TOKEN_FOR(void(boost::system::error_code, std::size_t)) WriteToken = boost::asio::default_completion_token_t<executor_type>>
   auto async_send(const ConstBufferSequence& buffers, boost::asio::socket_base::message_flags flags,
                   WriteToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
     return async_io(detail::sock_op::kind::write, buffers, flags, std::forward<WriteToken>(token));
@@ -238,7 +238,7 @@ class basic_stream_socket : public basic_socket<Protocol, Executor> {
   /// @throws simasio::usage_error if the socket is used from a thread other
   /// than its world's, after its world is gone, or after its host crashed.
   template <typename MutableBufferSequence,
-            typename ReadToken = boost::asio::default_completion_token_t<executor_type>>
+            BOOST_ASIO_COMPLETION_TOKEN_FOR(void(boost::system::error_code, std::size_t)) ReadToken = boost::asio::default_completion_token_t<executor_type>>
   auto async_read_some(const MutableBufferSequence& buffers,
                        ReadToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
     return async_io(detail::sock_op::kind::read, buffers, 0, std::forward<ReadToken>(token));
@@ -256,7 +256,7 @@ class basic_stream_socket : public basic_socket<Protocol, Executor> {
   ///
   /// @par Determinism
   /// As async_read_some(): draws nothing itself.
-  template <typename MutableBufferSequence, typename ReadToken = boost::asio::default_completion_token_t<executor_type>>
+  template <typename MutableBufferSequence, BOOST_ASIO_COMPLETION_TOKEN_FOR(void(boost::system::error_code, std::size_t)) ReadToken = boost::asio::default_completion_token_t<executor_type>>
   auto async_receive(const MutableBufferSequence& buffers,
                      ReadToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
     return async_io(detail::sock_op::kind::read, buffers, 0, std::forward<ReadToken>(token));
@@ -276,7 +276,7 @@ class basic_stream_socket : public basic_socket<Protocol, Executor> {
   ///
   /// @par Determinism
   /// As async_read_some(): draws nothing itself.
-  template <typename MutableBufferSequence, typename ReadToken = boost::asio::default_completion_token_t<executor_type>>
+  template <typename MutableBufferSequence, BOOST_ASIO_COMPLETION_TOKEN_FOR(void(boost::system::error_code, std::size_t)) ReadToken = boost::asio::default_completion_token_t<executor_type>>
   auto async_receive(const MutableBufferSequence& buffers, boost::asio::socket_base::message_flags flags,
                      ReadToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
     return async_io(detail::sock_op::kind::read, buffers, flags, std::forward<ReadToken>(token));

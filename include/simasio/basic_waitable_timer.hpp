@@ -167,6 +167,20 @@ class basic_waitable_timer {
   time_point expires_at() const { return expiry_; }
   duration expires_from_now() const { return expiry_ - host_now(); }
   std::size_t expires_from_now(const duration& d) { return expires_after(d); }
+  std::size_t expires_from_now(const duration& d, boost::system::error_code& ec) {
+    ec = {};
+    return expires_after(d);
+  }
+  std::size_t expires_at(const time_point& expiry_time, boost::system::error_code& ec) {
+    ec = {};
+    return expires_at(expiry_time);
+  }
+  template <typename StdDuration>
+  std::size_t expires_at(const std::chrono::time_point<typename clock_traits::std_clock, StdDuration>& expiry_time,
+                         boost::system::error_code& ec) {
+    ec = {};
+    return expires_at(expiry_time);
+  }
 #endif
 
   time_point expiry() const { return expiry_; }
@@ -243,7 +257,7 @@ class basic_waitable_timer {
   ///
   /// @throws simasio::usage_error if the timer is used from a thread other
   /// than its world's, after its world is gone, or after its host crashed.
-  template <typename WaitToken = boost::asio::default_completion_token_t<executor_type>>
+  template <BOOST_ASIO_COMPLETION_TOKEN_FOR(void(boost::system::error_code)) WaitToken = boost::asio::default_completion_token_t<executor_type>>
   auto async_wait(WaitToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
     return boost::asio::async_initiate<WaitToken, void(boost::system::error_code)>(initiate_async_wait(this),
                                                                                    token);

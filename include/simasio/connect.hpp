@@ -9,6 +9,7 @@
 #include <boost/asio/post.hpp>
 
 #include <iterator>
+#include <type_traits>
 #include <memory>
 #include <vector>
 #include <utility>
@@ -16,79 +17,185 @@
 namespace simasio {
 
 // Asio's free functions take Asio's own basic_socket; these are the same
-// functions for simasio's sockets (the drop-in namespace exports both).
+// functions for simasio's sockets (the drop-in namespace exports both),
+// with the same overloads: a sequence or an iterator range (or, deprecated
+// in Asio and still present, a lone iterator that runs to a
+// default-constructed end), with or without a connect condition, which is
+// asked before each endpoint is tried (a bool, or Asio's older form that
+// returns the iterator to try next).
+
+namespace detail {
+// Asio's default: every endpoint is tried.
+struct always_connect {
+  template <typename Endpoint>
+  bool operator()(const boost::system::error_code&, const Endpoint&) const noexcept {
+    return true;
+  }
+};
+
+// The first endpoint from @p it on that the condition accepts, or @p end.
+template <typename Iterator, typename Condition>
+Iterator next_to_try(Condition& condition, const boost::system::error_code& ec, Iterator it, Iterator end) {
+  if constexpr (std::is_invocable_r_v<Iterator, Condition&, const boost::system::error_code&, Iterator>) {
+    return it == end ? end : static_cast<Iterator>(condition(ec, it));  // Asio's older, iterator form
+  } else {
+    for (; it != end; ++it) {
+      if (condition(ec, *it)) return it;
+    }
+    return end;
+  }
+}
+
+template <typename Protocol, typename Executor, typename Iterator, typename Condition>
+Iterator connect_range(basic_socket<Protocol, Executor>& s, Iterator begin, Iterator end, Condition condition,
+                       boost::system::error_code& ec) {
+  ec = {};
+  for (Iterator it = begin; it != end; ++it) {
+    it = next_to_try(condition, ec, it, end);
+    if (it == end) break;
+    s.close(ec);
+    s.connect(*it, ec);
+    if (!ec) return it;
+  }
+  if (!ec) ec = boost::asio::error::not_found;
+  return end;
+}
+
+template <typename Protocol, typename Executor, typename EndpointSequence, typename Condition>
+typename Protocol::endpoint connect_sequence(basic_socket<Protocol, Executor>& s, const EndpointSequence& endpoints,
+                                             Condition condition, boost::system::error_code& ec) {
+  const auto it = connect_range(s, endpoints.begin(), endpoints.end(), std::move(condition), ec);
+  return ec ? typename Protocol::endpoint() : typename Protocol::endpoint(*it);
+}
+
+template <typename T>
+inline constexpr bool is_sequence_v = boost::asio::is_endpoint_sequence<T>::value;
+template <typename T>
+using if_sequence = std::enable_if_t<is_sequence_v<T>>;
+template <typename T>
+using if_iterator = std::enable_if_t<!is_sequence_v<T>>;
+}  // namespace detail
 
 /// Tries each endpoint in turn until one connects; returns it.
 /// @throws boost::system::system_error with the last error when none does.
 template <typename Protocol, typename Executor, typename EndpointSequence,
-          typename = std::enable_if_t<boost::asio::is_endpoint_sequence<EndpointSequence>::value>>
+          typename = detail::if_sequence<EndpointSequence>>
 typename Protocol::endpoint connect(basic_socket<Protocol, Executor>& s, const EndpointSequence& endpoints,
                                     boost::system::error_code& ec) {
-  ec = boost::asio::error::not_found;
-  for (const auto& entry : endpoints) {
-    const typename Protocol::endpoint ep = entry;
-    s.close(ec);
-    s.connect(ep, ec);
-    if (!ec) return ep;
-  }
-  return typename Protocol::endpoint();
+  return detail::connect_sequence(s, endpoints, detail::always_connect{}, ec);
 }
 template <typename Protocol, typename Executor, typename EndpointSequence,
-          typename = std::enable_if_t<boost::asio::is_endpoint_sequence<EndpointSequence>::value>>
+          typename = detail::if_sequence<EndpointSequence>>
 typename Protocol::endpoint connect(basic_socket<Protocol, Executor>& s, const EndpointSequence& endpoints) {
   boost::system::error_code ec;
-  auto ep = simasio::connect(s, endpoints, ec);
+  auto ep = detail::connect_sequence(s, endpoints, detail::always_connect{}, ec);
   detail::throw_socket_error(ec, "connect");
   return ep;
 }
-template <typename Protocol, typename Executor, typename Iterator,
-          typename = std::enable_if_t<!boost::asio::is_endpoint_sequence<Iterator>::value>>
-Iterator connect(basic_socket<Protocol, Executor>& s, Iterator begin, Iterator end, boost::system::error_code& ec) {
-  ec = boost::asio::error::not_found;
-  for (Iterator it = begin; it != end; ++it) {
-    const typename Protocol::endpoint ep = *it;
-    s.close(ec);
-    s.connect(ep, ec);
-    if (!ec) return it;
-  }
-  return end;
+template <typename Protocol, typename Executor, typename EndpointSequence, typename ConnectCondition,
+          typename = detail::if_sequence<EndpointSequence>>
+typename Protocol::endpoint connect(basic_socket<Protocol, Executor>& s, const EndpointSequence& endpoints,
+                                    ConnectCondition condition, boost::system::error_code& ec) {
+  return detail::connect_sequence(s, endpoints, std::move(condition), ec);
 }
-template <typename Protocol, typename Executor, typename Iterator,
-          typename = std::enable_if_t<!boost::asio::is_endpoint_sequence<Iterator>::value>>
+template <typename Protocol, typename Executor, typename EndpointSequence, typename ConnectCondition,
+          typename = detail::if_sequence<EndpointSequence>,
+          typename = std::enable_if_t<!std::is_same_v<ConnectCondition, boost::system::error_code>>>
+typename Protocol::endpoint connect(basic_socket<Protocol, Executor>& s, const EndpointSequence& endpoints,
+                                    ConnectCondition condition) {
+  boost::system::error_code ec;
+  auto ep = detail::connect_sequence(s, endpoints, std::move(condition), ec);
+  detail::throw_socket_error(ec, "connect");
+  return ep;
+}
+template <typename Protocol, typename Executor, typename Iterator, typename = detail::if_iterator<Iterator>>
+Iterator connect(basic_socket<Protocol, Executor>& s, Iterator begin, Iterator end, boost::system::error_code& ec) {
+  return detail::connect_range(s, begin, end, detail::always_connect{}, ec);
+}
+template <typename Protocol, typename Executor, typename Iterator, typename = detail::if_iterator<Iterator>>
 Iterator connect(basic_socket<Protocol, Executor>& s, Iterator begin, Iterator end) {
   boost::system::error_code ec;
-  Iterator it = simasio::connect(s, begin, end, ec);
+  Iterator it = detail::connect_range(s, begin, end, detail::always_connect{}, ec);
   detail::throw_socket_error(ec, "connect");
   return it;
 }
+template <typename Protocol, typename Executor, typename Iterator, typename ConnectCondition,
+          typename = detail::if_iterator<Iterator>>
+Iterator connect(basic_socket<Protocol, Executor>& s, Iterator begin, Iterator end, ConnectCondition condition,
+                 boost::system::error_code& ec) {
+  return detail::connect_range(s, begin, end, std::move(condition), ec);
+}
+template <typename Protocol, typename Executor, typename Iterator, typename ConnectCondition,
+          typename = detail::if_iterator<Iterator>>
+Iterator connect(basic_socket<Protocol, Executor>& s, Iterator begin, Iterator end, ConnectCondition condition) {
+  boost::system::error_code ec;
+  Iterator it = detail::connect_range(s, begin, end, std::move(condition), ec);
+  detail::throw_socket_error(ec, "connect");
+  return it;
+}
+#if !defined(BOOST_ASIO_NO_DEPRECATED)
+// A lone iterator (Asio: deprecated): the range runs to Iterator().
+template <typename Protocol, typename Executor, typename Iterator, typename = detail::if_iterator<Iterator>>
+Iterator connect(basic_socket<Protocol, Executor>& s, Iterator begin, boost::system::error_code& ec) {
+  return detail::connect_range(s, begin, Iterator(), detail::always_connect{}, ec);
+}
+template <typename Protocol, typename Executor, typename Iterator, typename = detail::if_iterator<Iterator>>
+Iterator connect(basic_socket<Protocol, Executor>& s, Iterator begin) {
+  boost::system::error_code ec;
+  Iterator it = detail::connect_range(s, begin, Iterator(), detail::always_connect{}, ec);
+  detail::throw_socket_error(ec, "connect");
+  return it;
+}
+template <typename Protocol, typename Executor, typename Iterator, typename ConnectCondition,
+          typename = detail::if_iterator<Iterator>>
+Iterator connect(basic_socket<Protocol, Executor>& s, Iterator begin, ConnectCondition condition,
+                 boost::system::error_code& ec) {
+  return detail::connect_range(s, begin, Iterator(), std::move(condition), ec);
+}
+template <typename Protocol, typename Executor, typename Iterator, typename ConnectCondition,
+          typename = detail::if_iterator<Iterator>,
+          typename = std::enable_if_t<!std::is_same_v<ConnectCondition, boost::system::error_code>>>
+Iterator connect(basic_socket<Protocol, Executor>& s, Iterator begin, ConnectCondition condition) {
+  boost::system::error_code ec;
+  Iterator it = detail::connect_range(s, begin, Iterator(), std::move(condition), ec);
+  detail::throw_socket_error(ec, "connect");
+  return it;
+}
+#endif  // !defined(BOOST_ASIO_NO_DEPRECATED)
 
 namespace detail {
-// Tries endpoints in order with async_connect; completes with the first
-// that connects (as an endpoint or an iterator), or with the last error.
-template <typename Socket, typename Iterator, bool AsEndpoint>
+// Tries endpoints in order with async_connect, each the condition accepts;
+// completes with the first that connects (as an endpoint or an iterator),
+// or with the last error (not_found when none was tried).
+template <typename Socket, typename Iterator, typename Condition, bool AsEndpoint>
 struct connect_op {
   Socket& s;
   Iterator it, end;
+  Condition condition;
   std::shared_ptr<void> keep;  // the copied endpoint list, for the sequence form
-  boost::system::error_code last = boost::asio::error::not_found;
+  boost::system::error_code last{};
   bool started = false;
 
   template <typename Self>
   void operator()(Self& self, boost::system::error_code ec = {}) {
-    if (!started && it == end) {
-      // Nothing to try: complete through the executor, never inline.
+    if (!started) {
       started = true;
-      return boost::asio::post(s.get_executor(), std::move(self));
+      it = next_to_try(condition, last, it, end);
+      // Nothing to try: complete through the executor, never inline.
+      if (it == end) return boost::asio::post(s.get_executor(), std::move(self));
+      return attempt(self);
     }
-    if (started && it == end) return finish(self, last, end);
-    if (started) {
-      if (!ec) return finish(self, ec, it);
-      last = ec;
-      if (ec == boost::asio::error::operation_aborted) return finish(self, ec, end);
-      ++it;
-    }
-    started = true;
+    if (it == end) return finish(self, last ? last : boost::asio::error::not_found, end);
+    if (!ec) return finish(self, ec, it);
+    last = ec;
+    if (ec == boost::asio::error::operation_aborted) return finish(self, ec, end);
+    it = next_to_try(condition, last, ++it, end);
     if (it == end) return finish(self, last, end);
+    attempt(self);
+  }
+
+  template <typename Self>
+  void attempt(Self& self) {
     boost::system::error_code ignored;
     s.close(ignored);
     s.async_connect(*it, std::move(self));
@@ -104,6 +211,28 @@ struct connect_op {
     }
   }
 };
+
+template <typename Protocol, typename Executor, typename EndpointSequence, typename Condition, typename Token>
+auto async_connect_sequence(basic_socket<Protocol, Executor>& s, const EndpointSequence& endpoints,
+                            Condition condition, Token&& token) {
+  using endpoint = typename Protocol::endpoint;
+  auto list = std::make_shared<std::vector<endpoint>>();
+  for (const auto& e : endpoints) list->push_back(e);
+  using iterator = typename std::vector<endpoint>::iterator;
+  return boost::asio::async_compose<Token, void(boost::system::error_code, endpoint)>(
+      connect_op<basic_socket<Protocol, Executor>, iterator, Condition, true>{s, list->begin(), list->end(),
+                                                                                std::move(condition), list},
+      token, s);
+}
+
+template <typename Protocol, typename Executor, typename Iterator, typename Condition, typename Token>
+auto async_connect_range(basic_socket<Protocol, Executor>& s, Iterator begin, Iterator end, Condition condition,
+                         Token&& token) {
+  return boost::asio::async_compose<Token, void(boost::system::error_code, Iterator)>(
+      connect_op<basic_socket<Protocol, Executor>, Iterator, Condition, false>{s, begin, end, std::move(condition),
+                                                                                nullptr},
+      token, s);
+}
 }  // namespace detail
 
 /// Starts an asynchronous connect that tries each endpoint of @p endpoints
@@ -141,17 +270,13 @@ struct connect_op {
 /// @throws simasio::usage_error if the socket is used from a thread other
 /// than its world's, after its world is gone, or after its host crashed.
 template <typename Protocol, typename Executor, typename EndpointSequence,
-          typename ConnectToken = boost::asio::default_completion_token_t<Executor>,
-          typename = std::enable_if_t<boost::asio::is_endpoint_sequence<EndpointSequence>::value>>
+          BOOST_ASIO_COMPLETION_TOKEN_FOR(void(boost::system::error_code, typename Protocol::endpoint))
+              RangeConnectToken = boost::asio::default_completion_token_t<Executor>,
+          typename = detail::if_sequence<EndpointSequence>>
 auto async_connect(basic_socket<Protocol, Executor>& s, const EndpointSequence& endpoints,
-                   ConnectToken&& token = boost::asio::default_completion_token_t<Executor>()) {
-  using endpoint = typename Protocol::endpoint;
-  auto list = std::make_shared<std::vector<endpoint>>();
-  for (const auto& e : endpoints) list->push_back(e);
-  using iterator = typename std::vector<endpoint>::iterator;
-  return boost::asio::async_compose<ConnectToken, void(boost::system::error_code, endpoint)>(
-      detail::connect_op<basic_socket<Protocol, Executor>, iterator, true>{s, list->begin(), list->end(), list}, token,
-      s);
+                   RangeConnectToken&& token = boost::asio::default_completion_token_t<Executor>()) {
+  return detail::async_connect_sequence(s, endpoints, detail::always_connect{},
+                                        std::forward<RangeConnectToken>(token));
 }
 
 /// Starts an asynchronous connect that tries each endpoint of
@@ -175,13 +300,97 @@ auto async_connect(basic_socket<Protocol, Executor>& s, const EndpointSequence& 
 /// @par Determinism
 /// As the sequence form: each attempt draws as basic_socket::async_connect.
 template <typename Protocol, typename Executor, typename Iterator,
-          typename ConnectToken = boost::asio::default_completion_token_t<Executor>,
-          typename = std::enable_if_t<!boost::asio::is_endpoint_sequence<Iterator>::value>>
+          BOOST_ASIO_COMPLETION_TOKEN_FOR(void(boost::system::error_code, Iterator))
+              IteratorConnectToken = boost::asio::default_completion_token_t<Executor>,
+          typename = detail::if_iterator<Iterator>>
 auto async_connect(basic_socket<Protocol, Executor>& s, Iterator begin, Iterator end,
-                   ConnectToken&& token = boost::asio::default_completion_token_t<Executor>()) {
-  return boost::asio::async_compose<ConnectToken, void(boost::system::error_code, Iterator)>(
-      detail::connect_op<basic_socket<Protocol, Executor>, Iterator, false>{s, begin, end, nullptr}, token, s);
+                   IteratorConnectToken&& token = boost::asio::default_completion_token_t<Executor>()) {
+  return detail::async_connect_range(s, begin, end, detail::always_connect{},
+                                     std::forward<IteratorConnectToken>(token));
 }
+
+/// async_connect over a sequence, trying only the endpoints @p condition
+/// accepts (called with the last error and the next endpoint; Asio's
+/// connect condition): the sequence form otherwise.
+///
+/// @par Completion Signature
+/// @code void(boost::system::error_code, typename Protocol::endpoint) @endcode
+///
+/// @par Per-Operation Cancellation
+/// terminal only, as the sequence form.
+///
+/// @par Determinism
+/// As the sequence form.
+template <typename Protocol, typename Executor, typename EndpointSequence, typename ConnectCondition,
+          BOOST_ASIO_COMPLETION_TOKEN_FOR(void(boost::system::error_code, typename Protocol::endpoint))
+              RangeConnectToken = boost::asio::default_completion_token_t<Executor>,
+          typename = detail::if_sequence<EndpointSequence>>
+auto async_connect(basic_socket<Protocol, Executor>& s, const EndpointSequence& endpoints,
+                   ConnectCondition condition,
+                   RangeConnectToken&& token = boost::asio::default_completion_token_t<Executor>()) {
+  return detail::async_connect_sequence(s, endpoints, std::move(condition), std::forward<RangeConnectToken>(token));
+}
+
+/// async_connect over [@p begin, @p end), trying only the endpoints
+/// @p condition accepts: the range form otherwise.
+///
+/// @par Completion Signature
+/// @code void(boost::system::error_code, Iterator) @endcode
+///
+/// @par Per-Operation Cancellation
+/// terminal only, as the sequence form.
+///
+/// @par Determinism
+/// As the sequence form.
+template <typename Protocol, typename Executor, typename Iterator, typename ConnectCondition,
+          BOOST_ASIO_COMPLETION_TOKEN_FOR(void(boost::system::error_code, Iterator))
+              IteratorConnectToken = boost::asio::default_completion_token_t<Executor>,
+          typename = detail::if_iterator<Iterator>>
+auto async_connect(basic_socket<Protocol, Executor>& s, Iterator begin, Iterator end, ConnectCondition condition,
+                   IteratorConnectToken&& token = boost::asio::default_completion_token_t<Executor>()) {
+  return detail::async_connect_range(s, begin, end, std::move(condition), std::forward<IteratorConnectToken>(token));
+}
+
+#if !defined(BOOST_ASIO_NO_DEPRECATED)
+/// A lone iterator (Asio: deprecated): the range form up to Iterator().
+///
+/// @par Completion Signature
+/// @code void(boost::system::error_code, Iterator) @endcode
+///
+/// @par Per-Operation Cancellation
+/// terminal only, as the sequence form.
+///
+/// @par Determinism
+/// As the sequence form.
+template <typename Protocol, typename Executor, typename Iterator,
+          BOOST_ASIO_COMPLETION_TOKEN_FOR(void(boost::system::error_code, Iterator))
+              IteratorConnectToken = boost::asio::default_completion_token_t<Executor>,
+          typename = detail::if_iterator<Iterator>>
+auto async_connect(basic_socket<Protocol, Executor>& s, Iterator begin,
+                   IteratorConnectToken&& token = boost::asio::default_completion_token_t<Executor>()) {
+  return detail::async_connect_range(s, begin, Iterator(), detail::always_connect{},
+                                     std::forward<IteratorConnectToken>(token));
+}
+/// A lone iterator with a condition (Asio: deprecated).
+///
+/// @par Completion Signature
+/// @code void(boost::system::error_code, Iterator) @endcode
+///
+/// @par Per-Operation Cancellation
+/// terminal only, as the sequence form.
+///
+/// @par Determinism
+/// As the sequence form.
+template <typename Protocol, typename Executor, typename Iterator, typename ConnectCondition,
+          BOOST_ASIO_COMPLETION_TOKEN_FOR(void(boost::system::error_code, Iterator))
+              IteratorConnectToken = boost::asio::default_completion_token_t<Executor>,
+          typename = detail::if_iterator<Iterator>>
+auto async_connect(basic_socket<Protocol, Executor>& s, Iterator begin, ConnectCondition condition,
+                   IteratorConnectToken&& token = boost::asio::default_completion_token_t<Executor>()) {
+  return detail::async_connect_range(s, begin, Iterator(), std::move(condition),
+                                     std::forward<IteratorConnectToken>(token));
+}
+#endif  // !defined(BOOST_ASIO_NO_DEPRECATED)
 
 }  // namespace simasio
 

@@ -137,6 +137,28 @@ class io_context : public boost::asio::execution_context {
   auto dispatch(Handler&& handler);
   template <typename Handler>
   auto post(Handler&& handler);
+  /// A function object that, when called, dispatches @p handler with the
+  /// call's arguments on this context.
+  template <typename Handler>
+  auto wrap(Handler handler);
+  /// As run(), run_one(), poll() and poll_one(), @p ec cleared first (as
+  /// Asio's: a handler's exception still propagates).
+  count_type run(boost::system::error_code& ec) {
+    ec = {};
+    return run();
+  }
+  count_type run_one(boost::system::error_code& ec) {
+    ec = {};
+    return run_one();
+  }
+  count_type poll(boost::system::error_code& ec) {
+    ec = {};
+    return poll();
+  }
+  count_type poll_one(boost::system::error_code& ec) {
+    ec = {};
+    return poll_one();
+  }
 #endif
 
  private:
@@ -375,6 +397,15 @@ auto io_context::dispatch(Handler&& handler) {
 template <typename Handler>
 auto io_context::post(Handler&& handler) {
   return boost::asio::post(get_executor(), std::forward<Handler>(handler));
+}
+template <typename Handler>
+auto io_context::wrap(Handler handler) {
+  return [ex = get_executor(), h = std::move(handler)](auto&&... args) mutable {
+    boost::asio::dispatch(
+        ex, [h2 = std::move(h), ... a = std::decay_t<decltype(args)>(std::forward<decltype(args)>(args))]() mutable {
+          h2(a...);
+        });
+  };
 }
 #endif
 

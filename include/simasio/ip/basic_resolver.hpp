@@ -6,6 +6,8 @@
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/async_result.hpp>
+#include <boost/asio/ip/basic_resolver_iterator.hpp>
+#include <boost/asio/ip/basic_resolver_query.hpp>
 #include <boost/asio/ip/basic_resolver_results.hpp>
 #include <boost/asio/ip/resolver_base.hpp>
 
@@ -75,6 +77,13 @@ class basic_resolver : public boost::asio::ip::resolver_base {
   using protocol_type = InternetProtocol;
   using endpoint_type = typename InternetProtocol::endpoint;
   using results_type = boost::asio::ip::basic_resolver_results<InternetProtocol>;
+#if !defined(BOOST_ASIO_NO_DEPRECATED)
+  /// Deprecated in Asio, still present: a host and service to resolve
+  /// (with its protocol and flags, which are ignored as the other forms
+  /// ignore them), and the iterator over the results.
+  using query = boost::asio::ip::basic_resolver_query<InternetProtocol>;
+  using iterator = boost::asio::ip::basic_resolver_iterator<InternetProtocol>;
+#endif  // !defined(BOOST_ASIO_NO_DEPRECATED)
 
   explicit basic_resolver(const executor_type& ex) : ex_(ex) { init(); }
   template <typename ExecutionContext,
@@ -119,6 +128,19 @@ class basic_resolver : public boost::asio::ip::resolver_base {
                        boost::system::error_code& ec) {
     return resolve(host, service, ec);
   }
+  results_type resolve(const protocol_type&, std::string_view host, std::string_view service, flags f) {
+    return resolve(host, service, f);
+  }
+  results_type resolve(const protocol_type&, std::string_view host, std::string_view service, flags f,
+                       boost::system::error_code& ec) {
+    return resolve(host, service, f, ec);
+  }
+#if !defined(BOOST_ASIO_NO_DEPRECATED)
+  results_type resolve(const query& q) { return resolve(q.host_name(), q.service_name(), static_cast<flags>(q.hints().ai_flags)); }
+  results_type resolve(const query& q, boost::system::error_code& ec) {
+    return resolve(q.host_name(), q.service_name(), static_cast<flags>(q.hints().ai_flags), ec);
+  }
+#endif  // !defined(BOOST_ASIO_NO_DEPRECATED)
   results_type resolve(const endpoint_type& e) {
     boost::system::error_code ec;
     results_type r = resolve(e, ec);
@@ -164,7 +186,7 @@ class basic_resolver : public boost::asio::ip::resolver_base {
   ///
   /// @throws simasio::usage_error if the resolver is used from a thread
   /// other than its world's, after its world is gone, or after its host crashed.
-  template <typename ResolveToken = boost::asio::default_completion_token_t<executor_type>>
+  template <BOOST_ASIO_COMPLETION_TOKEN_FOR(void(boost::system::error_code, results_type)) ResolveToken = boost::asio::default_completion_token_t<executor_type>>
   auto async_resolve(std::string_view host, std::string_view service,
                      ResolveToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
     return async_resolve(host, service, flags(), std::forward<ResolveToken>(token));
@@ -186,7 +208,7 @@ class basic_resolver : public boost::asio::ip::resolver_base {
   ///
   /// @par Determinism
   /// Draws nothing.
-  template <typename ResolveToken = boost::asio::default_completion_token_t<executor_type>>
+  template <BOOST_ASIO_COMPLETION_TOKEN_FOR(void(boost::system::error_code, results_type)) ResolveToken = boost::asio::default_completion_token_t<executor_type>>
   auto async_resolve(std::string_view host, std::string_view service, flags f,
                      ResolveToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
     return boost::asio::async_initiate<ResolveToken, void(boost::system::error_code, results_type)>(
@@ -214,11 +236,44 @@ class basic_resolver : public boost::asio::ip::resolver_base {
   ///
   /// @par Determinism
   /// Draws nothing.
-  template <typename ResolveToken = boost::asio::default_completion_token_t<executor_type>>
+  template <BOOST_ASIO_COMPLETION_TOKEN_FOR(void(boost::system::error_code, results_type)) ResolveToken = boost::asio::default_completion_token_t<executor_type>>
   auto async_resolve(const protocol_type&, std::string_view host, std::string_view service,
                      ResolveToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
     return async_resolve(host, service, std::forward<ResolveToken>(token));
   }
+  /// Starts an asynchronous resolution for a protocol, with flags:
+  /// async_resolve(host, service, f, token); the protocol is ignored.
+  ///
+  /// @par Completion Signature
+  /// @code void(boost::system::error_code, results_type) @endcode
+  ///
+  /// @par Per-Operation Cancellation
+  /// Not supported, as async_resolve(host, service, token).
+  ///
+  /// @par Determinism
+  /// Draws nothing.
+  template <BOOST_ASIO_COMPLETION_TOKEN_FOR(void(boost::system::error_code, results_type)) ResolveToken = boost::asio::default_completion_token_t<executor_type>>
+  auto async_resolve(const protocol_type&, std::string_view host, std::string_view service, flags f,
+                     ResolveToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
+    return async_resolve(host, service, f, std::forward<ResolveToken>(token));
+  }
+#if !defined(BOOST_ASIO_NO_DEPRECATED)
+  /// Deprecated in Asio, still present: async_resolve(q.host_name(),
+  /// q.service_name(), token).
+  ///
+  /// @par Completion Signature
+  /// @code void(boost::system::error_code, results_type) @endcode
+  ///
+  /// @par Per-Operation Cancellation
+  /// Not supported, as async_resolve(host, service, token).
+  ///
+  /// @par Determinism
+  /// Draws nothing.
+  template <BOOST_ASIO_COMPLETION_TOKEN_FOR(void(boost::system::error_code, results_type)) ResolveToken = boost::asio::default_completion_token_t<executor_type>>
+  auto async_resolve(const query& q, ResolveToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
+    return async_resolve(q.host_name(), q.service_name(), static_cast<flags>(q.hints().ai_flags), std::forward<ResolveToken>(token));
+  }
+#endif  // !defined(BOOST_ASIO_NO_DEPRECATED)
   /// Starts an asynchronous reverse resolution of @p e: the name of the
   /// host owning its address (a loopback address keeps its numeric form, as
   /// does an address no host has), with @p e's port as the service.
@@ -236,7 +291,7 @@ class basic_resolver : public boost::asio::ip::resolver_base {
   /// @par Determinism
   /// Draws nothing. Its completion is scheduled like any handler's
   /// (scheduler sub-stream).
-  template <typename ResolveToken = boost::asio::default_completion_token_t<executor_type>>
+  template <BOOST_ASIO_COMPLETION_TOKEN_FOR(void(boost::system::error_code, results_type)) ResolveToken = boost::asio::default_completion_token_t<executor_type>>
   auto async_resolve(const endpoint_type& e,
                      ResolveToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
     return boost::asio::async_initiate<ResolveToken, void(boost::system::error_code, results_type)>(

@@ -15,8 +15,11 @@
 namespace simasio::ip {
 
 /// `net::ip::tcp` in the drop-in namespace: the protocol object and endpoint
-/// are Asio's own; socket, acceptor and resolver are simulated.
-struct tcp {
+/// are Asio's own (the façade derives from Asio's); socket, acceptor and resolver are simulated.
+struct tcp : boost::asio::ip::tcp {
+  /// The protocol value itself is Asio's (type(), protocol(), family(),
+  /// comparisons): the façade holds one, so `net::ip::tcp p = ep.protocol();` works.
+  tcp(const boost::asio::ip::tcp& p) noexcept : boost::asio::ip::tcp(p) {}
   using endpoint = boost::asio::ip::tcp::endpoint;
   using socket = basic_stream_socket<boost::asio::ip::tcp>;
   using acceptor = basic_socket_acceptor<boost::asio::ip::tcp>;

@@ -13,8 +13,11 @@
 namespace simasio::ip {
 
 /// `net::ip::udp` in the drop-in namespace: the protocol object and endpoint
-/// are Asio's own; socket and resolver are simulated.
-struct udp {
+/// are Asio's own (the façade derives from Asio's); socket and resolver are simulated.
+struct udp : boost::asio::ip::udp {
+  /// The protocol value itself is Asio's (type(), protocol(), family(),
+  /// comparisons): the façade holds one, so `net::ip::udp p = ep.protocol();` works.
+  udp(const boost::asio::ip::udp& p) noexcept : boost::asio::ip::udp(p) {}
   using endpoint = boost::asio::ip::udp::endpoint;
   using socket = basic_datagram_socket<boost::asio::ip::udp>;
   using resolver = basic_resolver<boost::asio::ip::udp>;
