@@ -91,9 +91,17 @@ BOOST_AUTO_TEST_CASE(a_connect_condition_chooses_the_endpoints_tried) {
 BOOST_AUTO_TEST_CASE(a_deadline_timer_expires_on_virtual_time) {
   simasio::world w;
   auto& h = w.add_host("h");
+  auto& ahead = w.add_host("ahead");
+  ahead.set_clock(std::chrono::hours(24));
   net::deadline_timer t(h.context(), boost::posix_time::seconds(90));
   BOOST_TEST((t.expires_at() == boost::posix_time::ptime(boost::gregorian::date(2020, 1, 1),
                                                          boost::posix_time::seconds(90))));
+  // On its own host's clock, wherever it is asked from.
+  net::deadline_timer on_ahead(ahead.context(), boost::posix_time::seconds(30));
+  BOOST_TEST((on_ahead.expires_at() == boost::posix_time::ptime(boost::gregorian::date(2020, 1, 2),
+                                                                boost::posix_time::seconds(30))));
+  BOOST_TEST((on_ahead.expires_from_now() == boost::posix_time::seconds(30)));
+  BOOST_TEST((t.expires_from_now() == boost::posix_time::seconds(90)));
   simasio::duration fired_at{-1};
   t.async_wait([&](boost::system::error_code ec) {
     BOOST_TEST(!ec);

@@ -110,10 +110,10 @@ class basic_deadline_timer {
     ec = {};
     return expires_at(expiry_time);
   }
-  /// How long from the host's now until the expiry (negative once passed).
+  /// How long from the timer's host's now until the expiry (negative once passed).
   duration_type expires_from_now() const {
     return boost::posix_time::microseconds(
-        std::chrono::duration_cast<std::chrono::microseconds>(timer_.expiry() - system_clock::now()).count());
+        std::chrono::duration_cast<std::chrono::microseconds>(timer_.expiry() - timer_.host_now()).count());
   }
   std::size_t expires_from_now(const duration_type& expiry_time) {
     return timer_.expires_after(detail::to_duration(expiry_time));

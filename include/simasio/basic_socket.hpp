@@ -163,6 +163,10 @@ class basic_socket : public boost::asio::socket_base {
       ec = boost::asio::error::bad_descriptor;
       return 0;
     }
+    if (state_->listening) {  // Linux's FIONREAD on a listening socket
+      ec = boost::asio::error::invalid_argument;
+      return 0;
+    }
     ec = {};
     return net().available(*state_);
   }

@@ -120,13 +120,12 @@ class basic_socket_acceptor : public boost::asio::socket_base {
   bool native_non_blocking() const noexcept { return sock_.native_non_blocking(); }
   void native_non_blocking(bool mode) { sock_.native_non_blocking(mode); }
   void native_non_blocking(bool mode, boost::system::error_code& ec) { sock_.native_non_blocking(mode, ec); }
-  /// bytes_readable on a listening socket: 0, as Linux's FIONREAD there
-  /// (other commands: operation_not_supported, as basic_socket's).
+  /// As basic_socket's: bytes_readable on a listening socket is
+  /// invalid_argument, as Linux's FIONREAD there; other commands are
+  /// operation_not_supported.
   template <typename IoControlCommand>
   void io_control(IoControlCommand& command) {
-    boost::system::error_code ec;
-    io_control(command, ec);
-    detail::throw_socket_error(ec, "io_control");
+    sock_.io_control(command);
   }
   template <typename IoControlCommand>
   void io_control(IoControlCommand& command, boost::system::error_code& ec) {

@@ -51,6 +51,9 @@ std::int64_t timer_host_now(const timer_impl_base& impl);
 /// @par Determinism
 /// A wait draws nothing; waits expiring at the same instant (on any host)
 /// are released in a seeded order.
+template <typename Time, typename TimeTraits, typename Executor>
+class basic_deadline_timer;
+
 template <typename Clock, typename Executor = boost::asio::any_io_executor>
 class basic_waitable_timer {
   static_assert(detail::sim_clock_traits<Clock>::value,
@@ -307,6 +310,9 @@ class basic_waitable_timer {
     return t + d;
   }
   time_point host_now() const { return clock_traits::from_local(detail::timer_host_now(impl_)); }
+  // A deadline_timer is one of these underneath and reads its host's clock too.
+  template <typename, typename, typename>
+  friend class basic_deadline_timer;
 
   executor_type ex_;
   detail::timer_service* service_ = nullptr;

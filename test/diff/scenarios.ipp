@@ -145,6 +145,46 @@ DIFF_SCENARIO(accept_on_closed_listener) {
   e.note("accept", ec);
 }
 
+DIFF_SCENARIO(bytes_readable_on_a_listener) {
+  auto a = listener(e);
+  net::socket_base::bytes_readable command;
+  boost::system::error_code ec;
+  a.io_control(command, ec);
+  e.note("io_control bytes_readable", ec, command.get());
+  a.close();
+  a.io_control(command, ec);
+  e.note("after close", ec);
+  co_return;
+}
+
+DIFF_SCENARIO(connect_condition_sees_each_refusal) {
+  auto dead1 = listener(e);
+  auto dead2 = listener(e);
+  const auto to1 = server_end(e, dead1);
+  const auto to2 = server_end(e, dead2);
+  dead1.close();
+  dead2.close();
+  auto a = listener(e);
+  const std::vector<tcp::endpoint> eps{to1, to2, server_end(e, a)};
+  std::vector<std::string> asked;
+  auto skip_second = [&](const boost::system::error_code& last, const tcp::endpoint& next) {
+    asked.push_back(ec_name(last) + (next == to2 ? " skip" : " try"));
+    return !(next == to2);
+  };
+  tcp::socket c(e.client);
+  auto [ec, chosen] = co_await net::async_connect(c, eps, skip_second, tok);
+  for (const auto& line : asked) e.note("asked " + line);
+  e.note("async connect", ec);
+  e.note(std::string("chose the listener ") + (chosen == server_end(e, a) ? "yes" : "no"));
+  // Over the two refusing ones only: the last refusal, not not_found.
+  asked.clear();
+  tcp::socket c2(e.client);
+  auto [ec2, at] = co_await net::async_connect(c2, eps.begin(), eps.begin() + 2, skip_second, tok);
+  for (const auto& line : asked) e.note("asked " + line);
+  e.note("async connect to the two refusing", ec2);
+  e.note(std::string("at the end ") + (at == eps.begin() + 2 ? "yes" : "no"));
+}
+
 DIFF_SCENARIO(pending_accept_cancelled_by_close) {
   auto a = listener(e);
   auto r = std::make_shared<std::string>("pending");
