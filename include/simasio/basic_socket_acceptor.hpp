@@ -237,83 +237,58 @@ class basic_socket_acceptor : public boost::asio::socket_base {
   }
 
   // ---- move-accept: a new socket on this acceptor's executor (or another) ----
-  basic_stream_socket<Protocol, Executor> accept() {
-    basic_stream_socket<Protocol, Executor> peer(sock_.get_executor());
-    accept(peer);
-    return peer;
-  }
-  basic_stream_socket<Protocol, Executor> accept(boost::system::error_code& ec) {
-    basic_stream_socket<Protocol, Executor> peer(sock_.get_executor());
-    accept(peer, ec);
-    return peer;
-  }
-  template <typename ExecutionContext,
-            typename = std::enable_if_t<std::is_convertible_v<ExecutionContext&, boost::asio::execution_context&>>>
-  auto accept(ExecutionContext& ctx) {
-    basic_stream_socket<Protocol, typename ExecutionContext::executor_type> peer(ctx);
-    accept(peer);
-    return peer;
-  }
+ private:
+  template <typename Executor1>
+  using socket_on = basic_stream_socket<Protocol, Executor1>;
+  template <typename Executor1>
+  using if_executor = std::enable_if_t<boost::asio::execution::is_executor<Executor1>::value ||
+                                       boost::asio::is_executor<Executor1>::value>;
+  template <typename ExecutionContext>
+  using if_context = std::enable_if_t<std::is_convertible_v<ExecutionContext&, boost::asio::execution_context&>>;
 
-  template <typename Executor1, typename = std::enable_if_t<boost::asio::execution::is_executor<Executor1>::value ||
-                                                            boost::asio::is_executor<Executor1>::value>>
-  basic_stream_socket<Protocol, Executor1> accept(const Executor1& ex) {
-    basic_stream_socket<Protocol, Executor1> peer(ex);
-    accept(peer);
-    return peer;
+ public:
+
+  socket_on<Executor> accept() { return accept_new<socket_on<Executor>>(sock_.get_executor(), nullptr, nullptr); }
+  socket_on<Executor> accept(boost::system::error_code& ec) {
+    return accept_new<socket_on<Executor>>(sock_.get_executor(), nullptr, &ec);
   }
-  template <typename Executor1, typename = std::enable_if_t<boost::asio::execution::is_executor<Executor1>::value ||
-                                                            boost::asio::is_executor<Executor1>::value>>
-  basic_stream_socket<Protocol, Executor1> accept(const Executor1& ex, boost::system::error_code& ec) {
-    basic_stream_socket<Protocol, Executor1> peer(ex);
-    accept(peer, ec);
-    return peer;
+  socket_on<Executor> accept(endpoint_type& peer_endpoint) {
+    return accept_new<socket_on<Executor>>(sock_.get_executor(), &peer_endpoint, nullptr);
   }
-  template <typename ExecutionContext,
-            typename = std::enable_if_t<std::is_convertible_v<ExecutionContext&, boost::asio::execution_context&>>>
+  socket_on<Executor> accept(endpoint_type& peer_endpoint, boost::system::error_code& ec) {
+    return accept_new<socket_on<Executor>>(sock_.get_executor(), &peer_endpoint, &ec);
+  }
+  template <typename Executor1, typename = if_executor<Executor1>>
+  socket_on<Executor1> accept(const Executor1& ex) {
+    return accept_new<socket_on<Executor1>>(ex, nullptr, nullptr);
+  }
+  template <typename Executor1, typename = if_executor<Executor1>>
+  socket_on<Executor1> accept(const Executor1& ex, boost::system::error_code& ec) {
+    return accept_new<socket_on<Executor1>>(ex, nullptr, &ec);
+  }
+  template <typename Executor1, typename = if_executor<Executor1>>
+  socket_on<Executor1> accept(const Executor1& ex, endpoint_type& peer_endpoint) {
+    return accept_new<socket_on<Executor1>>(ex, &peer_endpoint, nullptr);
+  }
+  template <typename Executor1, typename = if_executor<Executor1>>
+  socket_on<Executor1> accept(const Executor1& ex, endpoint_type& peer_endpoint, boost::system::error_code& ec) {
+    return accept_new<socket_on<Executor1>>(ex, &peer_endpoint, &ec);
+  }
+  template <typename ExecutionContext, typename = if_context<ExecutionContext>>
+  auto accept(ExecutionContext& ctx) {
+    return accept_new<socket_on<typename ExecutionContext::executor_type>>(ctx, nullptr, nullptr);
+  }
+  template <typename ExecutionContext, typename = if_context<ExecutionContext>>
   auto accept(ExecutionContext& ctx, boost::system::error_code& ec) {
-    basic_stream_socket<Protocol, typename ExecutionContext::executor_type> peer(ctx);
-    accept(peer, ec);
-    return peer;
+    return accept_new<socket_on<typename ExecutionContext::executor_type>>(ctx, nullptr, &ec);
   }
-  basic_stream_socket<Protocol, Executor> accept(endpoint_type& peer_endpoint) {
-    basic_stream_socket<Protocol, Executor> peer(sock_.get_executor());
-    accept(peer, peer_endpoint);
-    return peer;
-  }
-  basic_stream_socket<Protocol, Executor> accept(endpoint_type& peer_endpoint, boost::system::error_code& ec) {
-    basic_stream_socket<Protocol, Executor> peer(sock_.get_executor());
-    accept(peer, peer_endpoint, ec);
-    return peer;
-  }
-  template <typename Executor1, typename = std::enable_if_t<boost::asio::execution::is_executor<Executor1>::value ||
-                                                            boost::asio::is_executor<Executor1>::value>>
-  basic_stream_socket<Protocol, Executor1> accept(const Executor1& ex, endpoint_type& peer_endpoint) {
-    basic_stream_socket<Protocol, Executor1> peer(ex);
-    accept(peer, peer_endpoint);
-    return peer;
-  }
-  template <typename Executor1, typename = std::enable_if_t<boost::asio::execution::is_executor<Executor1>::value ||
-                                                            boost::asio::is_executor<Executor1>::value>>
-  basic_stream_socket<Protocol, Executor1> accept(const Executor1& ex, endpoint_type& peer_endpoint,
-                                                  boost::system::error_code& ec) {
-    basic_stream_socket<Protocol, Executor1> peer(ex);
-    accept(peer, peer_endpoint, ec);
-    return peer;
-  }
-  template <typename ExecutionContext,
-            typename = std::enable_if_t<std::is_convertible_v<ExecutionContext&, boost::asio::execution_context&>>>
+  template <typename ExecutionContext, typename = if_context<ExecutionContext>>
   auto accept(ExecutionContext& ctx, endpoint_type& peer_endpoint) {
-    basic_stream_socket<Protocol, typename ExecutionContext::executor_type> peer(ctx);
-    accept(peer, peer_endpoint);
-    return peer;
+    return accept_new<socket_on<typename ExecutionContext::executor_type>>(ctx, &peer_endpoint, nullptr);
   }
-  template <typename ExecutionContext,
-            typename = std::enable_if_t<std::is_convertible_v<ExecutionContext&, boost::asio::execution_context&>>>
+  template <typename ExecutionContext, typename = if_context<ExecutionContext>>
   auto accept(ExecutionContext& ctx, endpoint_type& peer_endpoint, boost::system::error_code& ec) {
-    basic_stream_socket<Protocol, typename ExecutionContext::executor_type> peer(ctx);
-    accept(peer, peer_endpoint, ec);
-    return peer;
+    return accept_new<socket_on<typename ExecutionContext::executor_type>>(ctx, &peer_endpoint, &ec);
   }
 
   /// Starts an asynchronous accept that yields a new socket on this
@@ -462,6 +437,17 @@ class basic_socket_acceptor : public boost::asio::socket_base {
     };
   }
 
+  // The sync move-accepts: a new socket made from @p on (an executor or an
+  // execution context), accepted into; the error goes to @p ec, or is
+  // thrown when @p ec is null.
+  template <typename Peer, typename On>
+  Peer accept_new(On&& on, endpoint_type* peer_endpoint, boost::system::error_code* ec) {
+    Peer peer(std::forward<On>(on));
+    boost::system::error_code local;
+    accept_sync(peer, peer_endpoint, ec != nullptr ? *ec : local);
+    if (ec == nullptr) detail::throw_socket_error(local, "accept");
+    return peer;
+  }
   template <typename Peer>
   void accept_sync(Peer& peer, endpoint_type* peer_endpoint, boost::system::error_code& ec) {
     sock_.check_thread();

@@ -9,10 +9,10 @@
 #include <boost/asio/post.hpp>
 
 #include <iterator>
-#include <type_traits>
 #include <memory>
-#include <vector>
+#include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace simasio {
 

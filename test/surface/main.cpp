@@ -17,7 +17,9 @@
 #include <boost/asio/io_context_strand.hpp>
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 #include <string>
