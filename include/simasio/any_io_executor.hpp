@@ -81,8 +81,10 @@ struct is_simulated_executor
 template <typename Executor>
 struct is_simulated_executor<boost::asio::strand<Executor>> : is_simulated_executor<Executor> {};
 
+#if defined(__cpp_concepts)
 template <typename Executor>
 concept simulated_executor = is_simulated_executor<Executor>::value;
+#endif
 
 }  // namespace detail
 }  // namespace simasio

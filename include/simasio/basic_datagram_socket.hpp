@@ -5,7 +5,7 @@
 #include <simasio/basic_socket.hpp>
 
 #include <array>
-#include <span>
+#include <boost/core/span.hpp>
 #include <vector>
 
 namespace simasio {
@@ -394,7 +394,7 @@ class basic_datagram_socket : public basic_socket<Protocol, Executor> {
         ++count_;
       }
     }
-    std::span<const boost::asio::const_buffer> view() const noexcept {
+    boost::span<const boost::asio::const_buffer> view() const noexcept {
       if (!spill_.empty()) return {spill_.data(), spill_.size()};
       return {inline_.data(), count_};
     }

@@ -48,8 +48,7 @@ class basic_stream_socket : public basic_socket<Protocol, Executor> {
   /// Code that names Asio's real socket type with an executor simasio does
   /// not simulate (`boost::beast::tcp_stream` when only the `net` alias was
   /// switched) gets this message instead of a page of Asio templates.
-  template <typename Executor1>
-    requires(!detail::is_simulated_executor<Executor1>::value)
+  template <typename Executor1, typename = std::enable_if_t<!detail::is_simulated_executor<Executor1>::value>>
   operator boost::asio::basic_stream_socket<Protocol, Executor1>() && {
     static_assert(sizeof(Executor1) == 0,
                   "simasio: a simulated socket cannot become Asio's real boost::asio::basic_stream_socket. "

@@ -14,6 +14,9 @@
 #include <boost/test/unit_test_log.hpp>
 #include <boost/test/unit_test_monitor.hpp>
 #include <boost/test/unit_test.hpp>
+#include <boost/preprocessor/cat.hpp>
+#include <boost/preprocessor/facilities/empty.hpp>
+#include <boost/preprocessor/facilities/overload.hpp>
 
 #include <cstdint>
 #include <cstdio>
@@ -211,9 +214,16 @@ inline void run_case(std::uint64_t seeds, void (*body)(simasio::world&)) {
 /// SIMASIO_SEEDS=N sets how many, SIMASIO_TAPE replays a saved tape.
 /// Boost.Test decorators may follow the seed count, e.g.
 /// `*boost::unit_test::disabled() * boost::unit_test::label("slow")`.
-#define SIMASIO_TEST_CASE(name, seeds, ...)                                                \
+/// (Dispatched on the argument count as Boost.Test's own macros are, so it
+/// is plain C++17 too: no __VA_OPT__.)
+#define SIMASIO_TEST_CASE(...) \
+  BOOST_PP_CAT(BOOST_PP_OVERLOAD(SIMASIO_DETAIL_TEST_CASE_, __VA_ARGS__)(__VA_ARGS__), BOOST_PP_EMPTY())
+#define SIMASIO_DETAIL_TEST_CASE_2(name, seeds) SIMASIO_DETAIL_TEST_CASE(name, seeds, BOOST_AUTO_TEST_CASE(name))
+#define SIMASIO_DETAIL_TEST_CASE_3(name, seeds, decorators) \
+  SIMASIO_DETAIL_TEST_CASE(name, seeds, BOOST_AUTO_TEST_CASE(name, decorators))
+#define SIMASIO_DETAIL_TEST_CASE(name, seeds, test_case)                                   \
   static void name##_simasio_body(::simasio::world& world);                               \
-  BOOST_AUTO_TEST_CASE(name __VA_OPT__(, ) __VA_ARGS__) {                                  \
+  test_case {                                                                              \
     ::simasio::boost_test::run_case((seeds), &name##_simasio_body);                        \
   }                                                                                        \
   static void name##_simasio_body([[maybe_unused]] ::simasio::world& world)

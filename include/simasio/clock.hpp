@@ -87,10 +87,15 @@ struct sim_clock_traits<system_clock> : std::true_type {
 
 // True when one clock is a simasio clock and the other the std::chrono
 // clock it stands in for (either order).
+template <class A, class B, class = void>
+struct clock_counterparts : std::false_type {};
 template <class A, class B>
-concept clock_counterparts =
-    (sim_clock_traits<A>::value && std::is_same_v<B, typename sim_clock_traits<A>::std_clock>) ||
-    (sim_clock_traits<B>::value && std::is_same_v<A, typename sim_clock_traits<B>::std_clock>);
+struct clock_counterparts<A, B, std::enable_if_t<sim_clock_traits<A>::value>>
+    : std::is_same<B, typename sim_clock_traits<A>::std_clock> {};
+template <class A, class B>
+inline constexpr bool clock_counterparts_v = clock_counterparts<A, B>::value || clock_counterparts<B, A>::value;
+template <class A, class B>
+using if_clock_counterparts = std::enable_if_t<clock_counterparts_v<A, B>, int>;
 
 }  // namespace detail
 
@@ -100,16 +105,36 @@ concept clock_counterparts =
 /// timer's expiry() with std::chrono::steady_clock::now() compiles (Beast's
 /// http_server_fast does); the comparison means what it says only when the
 /// real clock reads virtual time too (simasio::interpose).
-template <class C1, class D1, class C2, class D2>
-  requires detail::clock_counterparts<C1, C2>
+template <class C1, class D1, class C2, class D2, detail::if_clock_counterparts<C1, C2> = 0>
 constexpr bool operator==(const std::chrono::time_point<C1, D1>& a, const std::chrono::time_point<C2, D2>& b) {
   return a.time_since_epoch() == b.time_since_epoch();
 }
-template <class C1, class D1, class C2, class D2>
-  requires detail::clock_counterparts<C1, C2>
+template <class C1, class D1, class C2, class D2, detail::if_clock_counterparts<C1, C2> = 0>
+constexpr bool operator!=(const std::chrono::time_point<C1, D1>& a, const std::chrono::time_point<C2, D2>& b) {
+  return a.time_since_epoch() != b.time_since_epoch();
+}
+template <class C1, class D1, class C2, class D2, detail::if_clock_counterparts<C1, C2> = 0>
+constexpr bool operator<(const std::chrono::time_point<C1, D1>& a, const std::chrono::time_point<C2, D2>& b) {
+  return a.time_since_epoch() < b.time_since_epoch();
+}
+template <class C1, class D1, class C2, class D2, detail::if_clock_counterparts<C1, C2> = 0>
+constexpr bool operator<=(const std::chrono::time_point<C1, D1>& a, const std::chrono::time_point<C2, D2>& b) {
+  return a.time_since_epoch() <= b.time_since_epoch();
+}
+template <class C1, class D1, class C2, class D2, detail::if_clock_counterparts<C1, C2> = 0>
+constexpr bool operator>(const std::chrono::time_point<C1, D1>& a, const std::chrono::time_point<C2, D2>& b) {
+  return a.time_since_epoch() > b.time_since_epoch();
+}
+template <class C1, class D1, class C2, class D2, detail::if_clock_counterparts<C1, C2> = 0>
+constexpr bool operator>=(const std::chrono::time_point<C1, D1>& a, const std::chrono::time_point<C2, D2>& b) {
+  return a.time_since_epoch() >= b.time_since_epoch();
+}
+#if defined(__cpp_impl_three_way_comparison) && defined(__cpp_lib_three_way_comparison)
+template <class C1, class D1, class C2, class D2, detail::if_clock_counterparts<C1, C2> = 0>
 constexpr auto operator<=>(const std::chrono::time_point<C1, D1>& a, const std::chrono::time_point<C2, D2>& b) {
   return a.time_since_epoch() <=> b.time_since_epoch();
 }
+#endif
 
 }  // namespace simasio
 

@@ -20,6 +20,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -200,6 +201,15 @@ struct executor_bits {
   static constexpr std::uintptr_t relationship_continuation = 2;
   static constexpr std::uintptr_t outstanding_work_tracked = 4;
 };
+
+// io_context::wrap and strand::wrap: a call of @p handler with copies of
+// @p args (decayed), to run later.
+template <typename Handler, typename... Args>
+auto bind_copies(Handler handler, Args&&... args) {
+  return [h = std::move(handler), a = std::make_tuple(std::decay_t<Args>(std::forward<Args>(args))...)]() mutable {
+    std::apply(h, a);
+  };
+}
 }  // namespace detail
 
 /// The executor of a simulated io_context: Asio's standard executor model
@@ -401,10 +411,7 @@ auto io_context::post(Handler&& handler) {
 template <typename Handler>
 auto io_context::wrap(Handler handler) {
   return [ex = get_executor(), h = std::move(handler)](auto&&... args) mutable {
-    boost::asio::dispatch(
-        ex, [h2 = std::move(h), ... a = std::decay_t<decltype(args)>(std::forward<decltype(args)>(args))]() mutable {
-          h2(a...);
-        });
+    boost::asio::dispatch(ex, detail::bind_copies(std::move(h), std::forward<decltype(args)>(args)...));
   };
 }
 #endif
@@ -455,11 +462,7 @@ class io_context::strand {
   template <typename Handler>
   auto wrap(Handler handler) const {
     return [s = *this, h = std::move(handler)](auto&&... args) mutable {
-      s.dispatch(
-          [h2 = std::move(h), ... a = std::decay_t<decltype(args)>(std::forward<decltype(args)>(args))]() mutable {
-            h2(a...);
-          },
-          std::allocator<void>());
+      s.dispatch(detail::bind_copies(std::move(h), std::forward<decltype(args)>(args)...), std::allocator<void>());
     };
   }
 #endif

@@ -29,7 +29,14 @@ namespace detail {
 class socket_ops;
 struct log_state;
 struct access;
-}
+// std::type_identity_t, also in C++17: keeps a parameter out of deduction.
+template <class T>
+struct non_deduced {
+  using type = T;
+};
+template <class T>
+using non_deduced_t = typename non_deduced<T>::type;
+}  // namespace detail
 
 /// Everything of one simulated universe. One seed decides every scheduling
 /// choice, latency and fault, so the same seed replays the same run.
@@ -119,10 +126,10 @@ class world {
   /// actions or a stutter, or the run fails with a refinement_error naming
   /// the first real step the model does not allow (see simasio::refines).
   template <class State>
-  void refines(std::shared_ptr<const model<State>> m, std::type_identity_t<std::function<State()>> abstraction);
+  void refines(std::shared_ptr<const model<State>> m, detail::non_deduced_t<std::function<State()>> abstraction);
   /// The same, over a copy of @p m.
   template <class State>
-  void refines(const model<State>& m, std::type_identity_t<std::function<State()>> abstraction);
+  void refines(const model<State>& m, detail::non_deduced_t<std::function<State()>> abstraction);
 
   /// Seeded draws for scenarios: the "user" stream, its own seed and its
   /// own section of the choice tape.

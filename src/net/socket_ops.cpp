@@ -210,7 +210,7 @@ void socket_ops::close_owned(std::uint32_t owner) {
 
 // ---- UDP -------------------------------------------------------------------------------
 
-boost::system::error_code socket_ops::send_to(socket_state& s, std::span<const boost::asio::const_buffer> data,
+boost::system::error_code socket_ops::send_to(socket_state& s, boost::span<const boost::asio::const_buffer> data,
                                               const net_endpoint& to, std::size_t& bytes) {
   check_alive(s);  // before anything is sent
   bytes = 0;

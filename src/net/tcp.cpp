@@ -381,7 +381,7 @@ void tcp_layer::send_rst(std::uint32_t from_host, const net_endpoint& from, std:
 
 // ---- data ----------------------------------------------------------------------------
 
-void tcp_layer::queue_data(tcp_connection& c, int side, std::span<const char> bytes) {
+void tcp_layer::queue_data(tcp_connection& c, int side, boost::span<const char> bytes) {
   tcp_channel& ch = c.chan[side];
   const link_config& cfg = link_.config(c.host[side], c.host[1 - side]);
   const std::size_t mss = cfg.mtu > 40 + 1 ? cfg.mtu - 40 : 1;
@@ -464,7 +464,7 @@ void tcp_layer::transmit(tcp_connection& c, int side) {
     // (a one-way block of the reverse path) the sender keeps retransmitting.
     const wire_view segment{ch.queue.empty() ? packet_kind::tcp_fin : packet_kind::tcp_data, from, to, &c.ep[side],
                             &c.ep[1 - side],
-                            ch.queue.empty() ? std::span<const char>() : std::span<const char>(ch.queue.front())};
+                            ch.queue.empty() ? boost::span<const char>() : boost::span<const char>(ch.queue.front())};
     link_layer::judgement j = link_.judge(segment);
     if (j.act == action::pass || j.act == action::delay) {
       const wire_view ack{packet_kind::tcp_ack, to, from, &c.ep[1 - side], &c.ep[side], {}};

@@ -92,7 +92,7 @@ void udp_layer::enqueue(socket_state& s, const net_endpoint& from, std::vector<c
 }
 
 packet* udp_layer::datagram_packet(std::uint32_t from, const net_endpoint& source, std::uint32_t to_host,
-                                   const net_endpoint& to, std::span<const boost::asio::const_buffer> data,
+                                   const net_endpoint& to, boost::span<const boost::asio::const_buffer> data,
                                    std::size_t size) {
   packet* p = link_.new_packet(packet::type::udp, from, source, to_host, to);
   p->data.resize(size);
@@ -104,7 +104,7 @@ packet* udp_layer::datagram_packet(std::uint32_t from, const net_endpoint& sourc
   return p;
 }
 
-boost::system::error_code udp_layer::send(socket_state& s, std::span<const boost::asio::const_buffer> data,
+boost::system::error_code udp_layer::send(socket_state& s, boost::span<const boost::asio::const_buffer> data,
                                           std::size_t size, const net_endpoint& to) {
   const std::uint32_t from = s.ctx->host->id;
   // What the datagram carries, in the trace's hash (SIMASIO_VERIFY).
@@ -139,7 +139,7 @@ boost::system::error_code udp_layer::send(socket_state& s, std::span<const boost
 // and duplication draws), in host id order. The sender's own host gets a
 // copy only with IP_MULTICAST_LOOP (the default); hops 0 keeps it there.
 void udp_layer::send_multicast(socket_state& s, std::uint32_t from, const net_endpoint& source,
-                               const net_endpoint& to, std::span<const boost::asio::const_buffer> data,
+                               const net_endpoint& to, boost::span<const boost::asio::const_buffer> data,
                                std::size_t size) {
   bool sent = false;
   if (auto g = groups_.find(to.address); g != groups_.end()) {

@@ -456,7 +456,7 @@ class refinement_error : public std::runtime_error {
 /// actions. Otherwise the run fails with a refinement_error naming the
 /// step, the time, both model states and the actions the model had.
 template <class State>
-void refines(world& w, std::shared_ptr<const model<State>> m, std::type_identity_t<std::function<State()>> abstraction) {
+void refines(world& w, std::shared_ptr<const model<State>> m, detail::non_deduced_t<std::function<State()>> abstraction) {
   auto prev = std::make_shared<State>(abstraction());
   const auto& init = m->initial_states();
   if (std::none_of(init.begin(), init.end(), [&](const State& s) { return !(s < *prev) && !(*prev < s); }))
@@ -478,17 +478,17 @@ void refines(world& w, std::shared_ptr<const model<State>> m, std::type_identity
 
 /// The same, over a copy of @p m.
 template <class State>
-void refines(world& w, const model<State>& m, std::type_identity_t<std::function<State()>> abstraction) {
+void refines(world& w, const model<State>& m, detail::non_deduced_t<std::function<State()>> abstraction) {
   refines(w, std::make_shared<const model<State>>(m), std::move(abstraction));
 }
 
 template <class State>
-void world::refines(std::shared_ptr<const model<State>> m, std::type_identity_t<std::function<State()>> abstraction) {
+void world::refines(std::shared_ptr<const model<State>> m, detail::non_deduced_t<std::function<State()>> abstraction) {
   simasio::refines(*this, std::move(m), std::move(abstraction));
 }
 
 template <class State>
-void world::refines(const model<State>& m, std::type_identity_t<std::function<State()>> abstraction) {
+void world::refines(const model<State>& m, detail::non_deduced_t<std::function<State()>> abstraction) {
   simasio::refines(*this, m, std::move(abstraction));
 }
 

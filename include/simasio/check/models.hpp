@@ -14,7 +14,8 @@ struct register_op {
   T value{};
   static register_op write_of(T v) { return {true, v}; }
   static register_op read() { return {}; }
-  friend bool operator==(const register_op&, const register_op&) = default;
+  friend bool operator==(const register_op& a, const register_op& b) { return a.write == b.write && a.value == b.value; }
+  friend bool operator!=(const register_op& a, const register_op& b) { return !(a == b); }
 };
 
 /// A single register that starts at T{}: write(v) outputs T{}, read()

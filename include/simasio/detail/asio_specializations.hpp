@@ -24,6 +24,7 @@
 #include <simasio/basic_stream_socket.hpp>
 #include <simasio/basic_waitable_timer.hpp>
 #include <simasio/clock.hpp>
+#include <simasio/io_context.hpp>
 #include <simasio/ip/tcp.hpp>
 #include <simasio/ip/udp.hpp>
 
@@ -38,6 +39,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <type_traits>
 #include <utility>
 
@@ -131,106 +133,133 @@ using simulated_timer = std::conditional_t<std::is_same_v<Clock, typename simula
 
 }  // namespace simasio::detail
 
+// The specializations below, once per form of simulated executor. A macro
+// because C++17 has no constrained partial specializations: there each form
+// is a pattern of its own (simasio::any_io_executor, io_context's executor
+// types, strands of either); C++20 adds one constrained pattern for the
+// rest (types derived from those, such as use_awaitable_t's
+// executor_with_default). The enumerated patterns are more specialized, so
+// a C++17 and a C++20 translation unit pick the same one for the same type.
+// PARAMS: the pattern's own template parameters after Protocol (or Clock
+// and WaitTraits), with a leading comma; REQUIRES: its requires-clause or
+// nothing; the rest: the executor type.
+#define SIMASIO_DETAIL_SIMULATED_IO_OBJECTS(PARAMS, REQUIRES, ...)                                               \
+  /** Asio's basic_socket on a simulated executor: simasio's simulated socket (stream for TCP, datagram for UDP). */ \
+  template <typename Protocol PARAMS>                                                                             \
+  REQUIRES class basic_socket<Protocol, __VA_ARGS__>                                                              \
+      : public simasio::detail::simulated_socket<Protocol, __VA_ARGS__> {                                         \
+    using base = simasio::detail::simulated_socket<Protocol, __VA_ARGS__>;                                        \
+                                                                                                                  \
+   public:                                                                                                        \
+    template <typename Executor1>                                                                                 \
+    struct rebind_executor {                                                                                      \
+      using other = basic_socket<Protocol, Executor1>;                                                            \
+    };                                                                                                            \
+    using base::base;                                                                                             \
+    basic_socket(basic_socket&&) noexcept = default;                                                              \
+    basic_socket& operator=(basic_socket&&) noexcept = default;                                                   \
+    basic_socket(base&& other) noexcept : base(std::move(other)) {}                                               \
+    ~basic_socket() = default;                                                                                    \
+  };                                                                                                              \
+  /** Asio's basic_stream_socket on a simulated executor: simasio's socket. */                                   \
+  template <typename Protocol PARAMS>                                                                             \
+  REQUIRES class basic_stream_socket<Protocol, __VA_ARGS__> : public basic_socket<Protocol, __VA_ARGS__> {       \
+    using base = basic_socket<Protocol, __VA_ARGS__>;                                                             \
+                                                                                                                  \
+   public:                                                                                                        \
+    template <typename Executor1>                                                                                 \
+    struct rebind_executor {                                                                                      \
+      using other = basic_stream_socket<Protocol, Executor1>;                                                     \
+    };                                                                                                            \
+    using base::base;                                                                                             \
+    basic_stream_socket(basic_stream_socket&&) noexcept = default;                                                \
+    basic_stream_socket& operator=(basic_stream_socket&&) noexcept = default;                                     \
+    basic_stream_socket(simasio::detail::simulated_socket<Protocol, __VA_ARGS__>&& other) noexcept                \
+        : base(std::move(other)) {}                                                                               \
+    ~basic_stream_socket() = default;                                                                             \
+  };                                                                                                              \
+  /** Asio's basic_datagram_socket on a simulated executor: simasio's socket. */                                 \
+  template <typename Protocol PARAMS>                                                                             \
+  REQUIRES class basic_datagram_socket<Protocol, __VA_ARGS__> : public basic_socket<Protocol, __VA_ARGS__> {     \
+    using base = basic_socket<Protocol, __VA_ARGS__>;                                                             \
+                                                                                                                  \
+   public:                                                                                                        \
+    template <typename Executor1>                                                                                 \
+    struct rebind_executor {                                                                                      \
+      using other = basic_datagram_socket<Protocol, Executor1>;                                                   \
+    };                                                                                                            \
+    using base::base;                                                                                             \
+    basic_datagram_socket(basic_datagram_socket&&) noexcept = default;                                            \
+    basic_datagram_socket& operator=(basic_datagram_socket&&) noexcept = default;                                 \
+    basic_datagram_socket(simasio::detail::simulated_socket<Protocol, __VA_ARGS__>&& other) noexcept              \
+        : base(std::move(other)) {}                                                                               \
+    ~basic_datagram_socket() = default;                                                                           \
+  };                                                                                                              \
+  /** Asio's basic_socket_acceptor on a simulated executor: simasio's acceptor. */                               \
+  template <typename Protocol PARAMS>                                                                             \
+  REQUIRES class basic_socket_acceptor<Protocol, __VA_ARGS__>                                                     \
+      : public simasio::basic_socket_acceptor<simasio::detail::asio_protocol_t<Protocol>, __VA_ARGS__> {          \
+    using base = simasio::basic_socket_acceptor<simasio::detail::asio_protocol_t<Protocol>, __VA_ARGS__>;         \
+                                                                                                                  \
+   public:                                                                                                        \
+    template <typename Executor1>                                                                                 \
+    struct rebind_executor {                                                                                      \
+      using other = basic_socket_acceptor<Protocol, Executor1>;                                                   \
+    };                                                                                                            \
+    using base::base;                                                                                             \
+    basic_socket_acceptor(basic_socket_acceptor&&) noexcept = default;                                            \
+    basic_socket_acceptor& operator=(basic_socket_acceptor&&) noexcept = default;                                 \
+    basic_socket_acceptor(base&& other) noexcept : base(std::move(other)) {}                                      \
+    ~basic_socket_acceptor() = default;                                                                           \
+  };                                                                                                              \
+  /** Asio's basic_waitable_timer on a simulated executor: simasio's timer on virtual time.                      \
+      std::chrono::steady_clock and system_clock keep their own time point types (Beast compares expiry()       \
+      with them). */                                                                                              \
+  template <typename Clock, typename WaitTraits PARAMS>                                                           \
+  REQUIRES class basic_waitable_timer<Clock, WaitTraits, __VA_ARGS__>                                             \
+      : public simasio::detail::simulated_timer<Clock, __VA_ARGS__> {                                             \
+    static_assert(std::is_same_v<WaitTraits, boost::asio::wait_traits<Clock>>,                                    \
+                  "simasio: a timer on a simulated executor waits on virtual time; custom WaitTraits are not "    \
+                  "consulted, so only boost::asio::wait_traits<Clock> is accepted");                              \
+    using base = simasio::detail::simulated_timer<Clock, __VA_ARGS__>;                                            \
+                                                                                                                  \
+   public:                                                                                                        \
+    template <typename Executor1>                                                                                 \
+    struct rebind_executor {                                                                                      \
+      using other = basic_waitable_timer<Clock, WaitTraits, Executor1>;                                           \
+    };                                                                                                            \
+    using base::base;                                                                                             \
+    basic_waitable_timer(basic_waitable_timer&&) = default;                                                       \
+    basic_waitable_timer& operator=(basic_waitable_timer&&) = default;                                            \
+    ~basic_waitable_timer() = default;                                                                            \
+  };
+
+#define SIMASIO_DETAIL_NO_PARAMS
+#define SIMASIO_DETAIL_NO_REQUIRES
+#define SIMASIO_DETAIL_IO_EXECUTOR_PARAMS , typename Allocator, std::uintptr_t Bits
+#define SIMASIO_DETAIL_ANY_PARAMS , typename Executor
+#define SIMASIO_DETAIL_ANY_REQUIRES requires simasio::detail::simulated_executor<Executor>
+
 namespace boost::asio {
 
-/// Asio's basic_socket on a simulated executor: simasio's simulated socket
-/// (a stream socket for TCP, a datagram socket for UDP).
-template <typename Protocol, typename Executor>
-  requires simasio::detail::simulated_executor<Executor>
-class basic_socket<Protocol, Executor> : public simasio::detail::simulated_socket<Protocol, Executor> {
-  using base = simasio::detail::simulated_socket<Protocol, Executor>;
-
- public:
-  template <typename Executor1>
-  struct rebind_executor {
-    using other = basic_socket<Protocol, Executor1>;
-  };
-  using base::base;
-  basic_socket(basic_socket&&) noexcept = default;
-  basic_socket& operator=(basic_socket&&) noexcept = default;
-  basic_socket(base&& other) noexcept : base(std::move(other)) {}
-  ~basic_socket() = default;
-};
-
-/// Asio's basic_stream_socket on a simulated executor: simasio's socket.
-template <typename Protocol, typename Executor>
-  requires simasio::detail::simulated_executor<Executor>
-class basic_stream_socket<Protocol, Executor> : public basic_socket<Protocol, Executor> {
-  using base = basic_socket<Protocol, Executor>;
-
- public:
-  template <typename Executor1>
-  struct rebind_executor {
-    using other = basic_stream_socket<Protocol, Executor1>;
-  };
-  using base::base;
-  basic_stream_socket(basic_stream_socket&&) noexcept = default;
-  basic_stream_socket& operator=(basic_stream_socket&&) noexcept = default;
-  basic_stream_socket(simasio::detail::simulated_socket<Protocol, Executor>&& other) noexcept
-      : base(std::move(other)) {}
-  ~basic_stream_socket() = default;
-};
-
-/// Asio's basic_datagram_socket on a simulated executor: simasio's socket.
-template <typename Protocol, typename Executor>
-  requires simasio::detail::simulated_executor<Executor>
-class basic_datagram_socket<Protocol, Executor> : public basic_socket<Protocol, Executor> {
-  using base = basic_socket<Protocol, Executor>;
-
- public:
-  template <typename Executor1>
-  struct rebind_executor {
-    using other = basic_datagram_socket<Protocol, Executor1>;
-  };
-  using base::base;
-  basic_datagram_socket(basic_datagram_socket&&) noexcept = default;
-  basic_datagram_socket& operator=(basic_datagram_socket&&) noexcept = default;
-  basic_datagram_socket(simasio::detail::simulated_socket<Protocol, Executor>&& other) noexcept
-      : base(std::move(other)) {}
-  ~basic_datagram_socket() = default;
-};
-
-/// Asio's basic_socket_acceptor on a simulated executor: simasio's acceptor.
-template <typename Protocol, typename Executor>
-  requires simasio::detail::simulated_executor<Executor>
-class basic_socket_acceptor<Protocol, Executor>
-    : public simasio::basic_socket_acceptor<simasio::detail::asio_protocol_t<Protocol>, Executor> {
-  using base = simasio::basic_socket_acceptor<simasio::detail::asio_protocol_t<Protocol>, Executor>;
-
- public:
-  template <typename Executor1>
-  struct rebind_executor {
-    using other = basic_socket_acceptor<Protocol, Executor1>;
-  };
-  using base::base;
-  basic_socket_acceptor(basic_socket_acceptor&&) noexcept = default;
-  basic_socket_acceptor& operator=(basic_socket_acceptor&&) noexcept = default;
-  basic_socket_acceptor(base&& other) noexcept : base(std::move(other)) {}
-  ~basic_socket_acceptor() = default;
-};
-
-/// Asio's basic_waitable_timer on a simulated executor: simasio's timer on
-/// virtual time. std::chrono::steady_clock and system_clock keep their own
-/// time point types (Beast compares expiry() with them).
-template <typename Clock, typename WaitTraits, typename Executor>
-  requires simasio::detail::simulated_executor<Executor>
-class basic_waitable_timer<Clock, WaitTraits, Executor> : public simasio::detail::simulated_timer<Clock, Executor> {
-  static_assert(std::is_same_v<WaitTraits, boost::asio::wait_traits<Clock>>,
-                "simasio: a timer on a simulated executor waits on virtual time; custom WaitTraits are not "
-                "consulted, so only boost::asio::wait_traits<Clock> is accepted");
-  using base = simasio::detail::simulated_timer<Clock, Executor>;
-
- public:
-  template <typename Executor1>
-  struct rebind_executor {
-    using other = basic_waitable_timer<Clock, WaitTraits, Executor1>;
-  };
-  using base::base;
-  basic_waitable_timer(basic_waitable_timer&&) = default;
-  basic_waitable_timer& operator=(basic_waitable_timer&&) = default;
-  ~basic_waitable_timer() = default;
-};
+SIMASIO_DETAIL_SIMULATED_IO_OBJECTS(SIMASIO_DETAIL_NO_PARAMS, SIMASIO_DETAIL_NO_REQUIRES, simasio::any_io_executor)
+SIMASIO_DETAIL_SIMULATED_IO_OBJECTS(SIMASIO_DETAIL_IO_EXECUTOR_PARAMS, SIMASIO_DETAIL_NO_REQUIRES,
+                                    simasio::io_context::basic_executor_type<Allocator, Bits>)
+SIMASIO_DETAIL_SIMULATED_IO_OBJECTS(SIMASIO_DETAIL_NO_PARAMS, SIMASIO_DETAIL_NO_REQUIRES,
+                                    boost::asio::strand<simasio::any_io_executor>)
+SIMASIO_DETAIL_SIMULATED_IO_OBJECTS(SIMASIO_DETAIL_IO_EXECUTOR_PARAMS, SIMASIO_DETAIL_NO_REQUIRES,
+                                    boost::asio::strand<simasio::io_context::basic_executor_type<Allocator, Bits>>)
+#if defined(__cpp_concepts)
+SIMASIO_DETAIL_SIMULATED_IO_OBJECTS(SIMASIO_DETAIL_ANY_PARAMS, SIMASIO_DETAIL_ANY_REQUIRES, Executor)
+#endif
 
 }  // namespace boost::asio
+
+#undef SIMASIO_DETAIL_SIMULATED_IO_OBJECTS
+#undef SIMASIO_DETAIL_NO_PARAMS
+#undef SIMASIO_DETAIL_NO_REQUIRES
+#undef SIMASIO_DETAIL_IO_EXECUTOR_PARAMS
+#undef SIMASIO_DETAIL_ANY_PARAMS
+#undef SIMASIO_DETAIL_ANY_REQUIRES
 
 #endif  // SIMASIO_DETAIL_ASIO_SPECIALIZATIONS_HPP

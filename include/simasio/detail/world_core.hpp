@@ -21,7 +21,7 @@
 #include <limits>
 #include <map>
 #include <memory>
-#include <span>
+#include <boost/core/span.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -121,7 +121,11 @@ struct process_exit {};
 // later seed too. Not a std::exception: code catching those lets it pass.
 struct isolation_needed {};
 // Set by check() around a run in the test program under automatic isolation.
+#if defined(__cpp_constinit)
 extern constinit thread_local bool spawn_restarts_isolated;
+#else  // C++17 consumers never touch it; the library's definition is constinit
+extern thread_local bool spawn_restarts_isolated;
+#endif
 
 // The usage_error for an object (a `kind`: "steady_timer", "TCP socket",
 // ...) of an io_context that outlived its world; it names the host and the
@@ -421,7 +425,7 @@ class world_core {
   std::size_t pick_context() {
     return runnable_.size() == 1 ? 0 : pick_among_many();
   }
-  std::size_t pick_among_many() { return strategy_->pick(std::span<context_state* const>(runnable_)); }
+  std::size_t pick_among_many() { return strategy_->pick(boost::span<context_state* const>(runnable_)); }
   void reposition(std::size_t index) noexcept;
   // Defined inline in world_core.cpp, their only user: the loop's hot path.
   inline operation* take_operation(context_state& ctx, std::size_t index);

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <span>
+#include <boost/core/span.hpp>
 #include <string_view>
 
 namespace simasio {
@@ -40,7 +40,7 @@ struct packet_view {
   /// The datagram, or the bytes of a tcp_data segment (TCP cuts a stream
   /// into segments of at most mtu - 40 bytes, sometimes fewer: a message
   /// can span segments). Empty for the other kinds.
-  std::span<const char> payload;
+  boost::span<const char> payload;
 
   bool is_tcp() const noexcept { return kind != packet_kind::udp; }
   /// True if the payload contains @p bytes.

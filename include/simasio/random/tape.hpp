@@ -37,7 +37,10 @@ struct choice {
   choice_purpose purpose = choice_purpose::scheduler;
   std::uint64_t bound = 0;
   std::uint64_t value = 0;
-  friend bool operator==(const choice&, const choice&) = default;
+  friend bool operator==(const choice& a, const choice& b) noexcept {
+    return a.purpose == b.purpose && a.bound == b.bound && a.value == b.value;
+  }
+  friend bool operator!=(const choice& a, const choice& b) noexcept { return !(a == b); }
 };
 
 /// One stream's draws, in the order the stream made them.
@@ -61,7 +64,8 @@ struct choice {
 struct tape_stream {
   std::string key;  ///< the stream's name; "" in a format-1 tape (every draw, in order)
   std::vector<choice> choices;
-  friend bool operator==(const tape_stream&, const tape_stream&) = default;
+  friend bool operator==(const tape_stream& a, const tape_stream& b) { return a.key == b.key && a.choices == b.choices; }
+  friend bool operator!=(const tape_stream& a, const tape_stream& b) { return !(a == b); }
 };
 
 /// A tape as saved: the seed it belongs to and each stream's draws, streams
@@ -79,7 +83,10 @@ struct saved_tape {
   std::uint64_t deviations() const noexcept;
   /// The section of @p key, or null.
   const tape_stream* find(std::string_view key) const noexcept;
-  friend bool operator==(const saved_tape&, const saved_tape&) = default;
+  friend bool operator==(const saved_tape& a, const saved_tape& b) {
+    return a.seed == b.seed && a.streams == b.streams && a.positional == b.positional;
+  }
+  friend bool operator!=(const saved_tape& a, const saved_tape& b) { return !(a == b); }
 };
 
 /// What replay does when the program asks for a draw its stream's section

@@ -11,7 +11,7 @@ namespace simasio::sched {
 class fifo final : public strategy {
  public:
   fifo() noexcept : strategy(false, false) {}
-  std::size_t pick(std::span<detail::context_state* const>) override { return 0; }
+  std::size_t pick(boost::span<detail::context_state* const>) override { return 0; }
 };
 
 }  // namespace simasio::sched

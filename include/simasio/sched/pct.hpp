@@ -35,7 +35,7 @@ class pct final : public strategy {
   void attach(detail::context_state& ctx) override {
     ctx.priority = static_cast<std::uint64_t>(depth_) + rng_.below(std::uint64_t{1} << 32);
   }
-  std::size_t pick(std::span<detail::context_state* const> runnable) override {
+  std::size_t pick(boost::span<detail::context_state* const> runnable) override {
     std::size_t best = 0;
     for (std::size_t i = 1; i < runnable.size(); ++i)
       if (runnable[i]->priority > runnable[best]->priority) best = i;

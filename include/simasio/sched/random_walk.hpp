@@ -13,7 +13,7 @@ namespace simasio::sched {
 class random_walk final : public strategy {
  public:
   explicit random_walk(rng& scheduler) noexcept : strategy(true, false), rng_(scheduler) {}
-  std::size_t pick(std::span<detail::context_state* const> runnable) override {
+  std::size_t pick(boost::span<detail::context_state* const> runnable) override {
     return static_cast<std::size_t>(rng_.below(runnable.size()));
   }
 

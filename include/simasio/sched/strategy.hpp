@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <span>
+#include <boost/core/span.hpp>
 
 namespace simasio {
 class rng;
@@ -42,7 +42,7 @@ class strategy {
   virtual void attach(detail::context_state& ctx) { (void)ctx; }
   // Which of the runnable contexts runs next: an index into `runnable`
   // (two or more, ordered by the age of their oldest ready handler).
-  virtual std::size_t pick(std::span<detail::context_state* const> runnable) = 0;
+  virtual std::size_t pick(boost::span<detail::context_state* const> runnable) = 0;
   // Step number `step` ran a handler of ctx (watches_steps() only).
   virtual void stepped(detail::context_state& ctx, std::uint64_t step) {
     (void)ctx;

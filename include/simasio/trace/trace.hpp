@@ -141,7 +141,11 @@ struct trace_event {
   event_kind kind = event_kind::handler;
   std::uint64_t a = 0;
   std::uint64_t b = 0;
-  friend bool operator==(const trace_event&, const trace_event&) = default;
+  friend bool operator==(const trace_event& x, const trace_event& y) noexcept {
+    return x.step == y.step && x.time_ns == y.time_ns && x.host == y.host && x.kind == y.kind && x.a == y.a &&
+           x.b == y.b;
+  }
+  friend bool operator!=(const trace_event& x, const trace_event& y) noexcept { return !(x == y); }
 };
 
 /// The trace of one run: every event folds into a 64-bit hash; the last

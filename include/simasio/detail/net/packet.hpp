@@ -9,7 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <span>
+#include <boost/core/span.hpp>
 #include <vector>
 
 namespace simasio::detail {
@@ -23,7 +23,7 @@ struct wire_view {
   std::uint32_t from_host = 0, to_host = 0;
   const net_endpoint* from = nullptr;
   const net_endpoint* to = nullptr;
-  std::span<const char> payload;
+  boost::span<const char> payload;
 };
 
 // A packet on the wire (or parked by a hold). The link layer owns every
@@ -58,7 +58,7 @@ struct packet {
                                                       packet_kind::tcp_data, packet_kind::tcp_ack};
     const packet_kind k = t == type::segment && fin && data.empty() ? packet_kind::tcp_fin
                                                                     : kinds[static_cast<std::size_t>(t)];
-    return {k, from_host, to_host, &from, &to, std::span<const char>(data.data(), data.size())};
+    return {k, from_host, to_host, &from, &to, boost::span<const char>(data.data(), data.size())};
   }
 };
 

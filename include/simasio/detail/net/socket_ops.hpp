@@ -14,7 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <span>
+#include <boost/core/span.hpp>
 #include <string>
 #include <vector>
 
@@ -78,7 +78,7 @@ class socket_ops {
   boost::system::error_code join_group(socket_state& s, const boost::asio::ip::address& group);
   boost::system::error_code leave_group(socket_state& s, const boost::asio::ip::address& group);
   // UDP send; returns the error and sets bytes.
-  boost::system::error_code send_to(socket_state& s, std::span<const boost::asio::const_buffer> data,
+  boost::system::error_code send_to(socket_state& s, boost::span<const boost::asio::const_buffer> data,
                                     const net_endpoint& to, std::size_t& bytes);
   void describe_pending(const context_state& ctx, std::vector<std::string>& out) const;
   void abandon(context_state& ctx) noexcept;  // the context's pending socket operations die with it

@@ -25,7 +25,10 @@ enum class transport : std::uint8_t { tcp, udp };
 struct net_endpoint {
   boost::asio::ip::address address;
   std::uint16_t port = 0;
-  friend bool operator==(const net_endpoint&, const net_endpoint&) = default;
+  friend bool operator==(const net_endpoint& a, const net_endpoint& b) noexcept {
+    return a.address == b.address && a.port == b.port;
+  }
+  friend bool operator!=(const net_endpoint& a, const net_endpoint& b) noexcept { return !(a == b); }
   std::string to_string() const;
 };
 

@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <span>
+#include <boost/core/span.hpp>
 #include <utility>
 #include <vector>
 
@@ -92,7 +92,7 @@ class tcp_layer {
   // Linux's backoff until connect_timeout.
   void connect(socket_state& s);
   // Bytes a connected socket's write accepted: queued as segments.
-  void send(socket_state& s, std::span<const char> bytes) { queue_data(*s.conn, s.side, bytes); }
+  void send(socket_state& s, boost::span<const char> bytes) { queue_data(*s.conn, s.side, bytes); }
   // shutdown(send): a FIN after the queued data.
   void shutdown_send(socket_state& s) { queue_fin(*s.conn, s.side); }
   // The TCP part of close(): the handshake stops, the connection ends
@@ -145,7 +145,7 @@ class tcp_layer {
   void discard_embryo(std::uint64_t id, bool reset);
   void send_rst(std::uint32_t from_host, const net_endpoint& from, std::uint32_t to_host, const net_endpoint& to,
                 std::uint64_t conn, int to_side);
-  void queue_data(tcp_connection& c, int side, std::span<const char> bytes);
+  void queue_data(tcp_connection& c, int side, boost::span<const char> bytes);
   void queue_fin(tcp_connection& c, int side);
   void transmit(tcp_connection& c, int side);
   void schedule_attempt(tcp_connection& c, int side, duration at);

@@ -9,11 +9,10 @@
 #include <boost/asio/ip/address.hpp>
 #include <boost/system/error_code.hpp>
 
-#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <map>
-#include <span>
+#include <boost/core/span.hpp>
 #include <vector>
 
 namespace simasio::detail {
@@ -25,7 +24,11 @@ namespace simasio::detail {
 // counts it: the kernel memory holding it (its skb's truesize: payload and
 // headers rounded up to an allocation, plus the skb itself), not its
 // payload. About 2.3 KB for a 1,000-byte datagram.
-inline std::size_t datagram_memory(std::size_t payload) noexcept { return std::bit_ceil(payload + 384) + 256; }
+inline std::size_t datagram_memory(std::size_t payload) noexcept {
+  std::size_t block = 1;  // std::bit_ceil(payload + 384), also in C++17
+  while (block < payload + 384) block <<= 1;
+  return block + 256;
+}
 
 class udp_layer {
  public:
@@ -41,7 +44,7 @@ class udp_layer {
 
   // Sends a datagram of `size` bytes from a bound socket: the source
   // address as Linux picks it, then one packet (or one per group member).
-  boost::system::error_code send(socket_state& s, std::span<const boost::asio::const_buffer> data,
+  boost::system::error_code send(socket_state& s, boost::span<const boost::asio::const_buffer> data,
                                  std::size_t size, const net_endpoint& to);
   // Multicast membership (IP_ADD_MEMBERSHIP, IP_DROP_MEMBERSHIP) of an
   // open socket: errors as Linux's.
@@ -54,9 +57,9 @@ class udp_layer {
   void enqueue(socket_state& s, const net_endpoint& from, std::vector<char> data);
   void port_unreachable(const packet& p);
   void send_multicast(socket_state& s, std::uint32_t from, const net_endpoint& source, const net_endpoint& to,
-                      std::span<const boost::asio::const_buffer> data, std::size_t size);
+                      boost::span<const boost::asio::const_buffer> data, std::size_t size);
   packet* datagram_packet(std::uint32_t from, const net_endpoint& source, std::uint32_t to_host,
-                          const net_endpoint& to, std::span<const boost::asio::const_buffer> data, std::size_t size);
+                          const net_endpoint& to, boost::span<const boost::asio::const_buffer> data, std::size_t size);
 
   link_layer& link_;
   socket_table& table_;
