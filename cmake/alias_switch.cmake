@@ -11,7 +11,9 @@
 # program still includes Asio's and Beast's own headers.
 #
 # With NAMESPACE the program's code is also wrapped in `namespace <ns> {}`
-# (its #include lines stay outside) and `main` becomes `example_main`, so
+# (its #include lines stay outside; a using-directive for <ns> at global
+# scope keeps `::name` finding the program's own file-scope names) and
+# `main` becomes `example_main`, so
 # a conformance harness can hold a server and a client in one program and
 # call either's main. The changed line count is written to <OUT>.lines.
 
@@ -37,7 +39,9 @@ function(simasio_alias_switch)
     string(REGEX REPLACE "(^|\n)[ \t]*#[ \t]*include[^\n]*" "\\1" body "${content}")
     string(REGEX REPLACE "(^|[\n \t])int[ \t]+main[ \t]*\\(" "\\1int example_main(" body "${body}")
     string(REPLACE ";" "" includes "${includes}")  # the list separators (include lines hold none)
-    set(content "// Generated from ${arg_IN} by cmake/alias_switch.cmake: do not edit.\n${includes}\n\nnamespace ${arg_NAMESPACE} {\n#line 1 \"${arg_IN}\"\n${body}\n}  // namespace ${arg_NAMESPACE}\n")
+    # The using-directive keeps the program's own `::name` (websocketpp's
+    # examples write `::_1` after `using ...::_1;`) finding its file-scope names.
+    set(content "// Generated from ${arg_IN} by cmake/alias_switch.cmake: do not edit.\n${includes}\n\nnamespace ${arg_NAMESPACE} {}\nusing namespace ${arg_NAMESPACE};\nnamespace ${arg_NAMESPACE} {\n#line 1 \"${arg_IN}\"\n${body}\n}  // namespace ${arg_NAMESPACE}\n")
   endif()
   set(old "")
   if(EXISTS "${arg_OUT}")

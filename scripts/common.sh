@@ -3,7 +3,7 @@
 set -euo pipefail
 
 SIMASIO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-SIMASIO_PACKAGES=(cmake ninja-build g++ clang libclang-rt-dev libboost1.81-dev libboost-test1.81-dev libboost-context1.81-dev libboost-coroutine1.81-dev libboost1.81-doc libssl-dev libsqlite3-dev libspdlog-dev libgtest-dev ccache chromium python3 valgrind)
+SIMASIO_PACKAGES=(cmake ninja-build g++ clang libclang-rt-dev libboost1.81-dev libboost-test1.81-dev libboost-context1.81-dev libboost-coroutine1.81-dev libboost1.81-doc libwebsocketpp-dev libwebsocketpp-doc libssl-dev libsqlite3-dev libspdlog-dev libgtest-dev ccache chromium python3 valgrind)
 
 # Installs the Debian packages simasio needs, only those missing.
 simasio_install_deps() {

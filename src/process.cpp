@@ -100,7 +100,7 @@ void wait_for_wake(process_state& p) {
 void throw_if_killed(process_state& p) {
   if (p.killed && !p.exit_thrown) {
     p.exit_thrown = true;
-    throw process_exit{};
+    throw process_exit{&p};
   }
 }
 
@@ -144,7 +144,8 @@ boost::context::fiber process_entry(process_state& p, boost::context::fiber&& ca
     const int code = p.main();
     p.status->exit_code = code;
     p.how = returned;
-  } catch (const process_exit&) {
+  } catch (process_exit& e) {
+    e.owner = nullptr;  // it ended the process as meant
     p.how = killed;
   } catch (const thread_exit_unwind& e) {
     // pthread_exit: this thread is over; main()'s leaves the process to its threads.
@@ -239,6 +240,15 @@ std::string terminate_reason() {
     --reinterpret_cast<eh_globals*>(abi::__cxa_get_globals())->uncaught;
   }
   park_for_good(p);
+}
+
+process_exit::~process_exit() {
+  if (owner == nullptr || running_fiber_tls != owner) return;
+  process_state& p = *running_fiber_tls;
+  if (!p.killed || p.parked || p.abandoned) return;
+  // Destroyed on the stack it was unwinding: a catch block swallowed it and
+  // is ending; the code after it would run. The process ends here instead.
+  p.core->abandon(p);
 }
 
 std::shared_ptr<const process_status> world_core::spawn(simasio::host& h, host_state& hs, std::function<int()> main) {
@@ -601,7 +611,7 @@ void world_core::exit_if_killed() {
   if (process_misuse_) std::rethrow_exception(std::exchange(process_misuse_, nullptr));
   if (current_process_ == nullptr || !current_process_->killed || current_process_->exit_thrown) return;
   current_process_->exit_thrown = true;
-  throw process_exit{};
+  throw process_exit{current_process_};
 }
 
 bool world_core::any_live_process() const noexcept {

@@ -110,9 +110,20 @@ struct process_wakeup {
   void operator()() const;
 };
 
-// Thrown at a process's suspension point when its host crashed: it unwinds
-// the process's stack. Deliberately not a std::exception.
-struct process_exit {};
+// Thrown at a process's suspension point when its host crashed (or the
+// world ended): it unwinds the process's stack. Deliberately not a
+// std::exception. A process that swallows it (a catch (...) that does not
+// rethrow, as websocketpp's examples have around their run loop) never runs
+// again: the end of that catch block, where the exception is destroyed,
+// leaves the process for good, as a crashed machine's program never
+// resumes (its stack is kept, never freed).
+struct process_exit {
+  explicit process_exit(const void* process) noexcept : owner(process) {}
+  process_exit(const process_exit&) noexcept {}  // a copy (catch by value) is not the one thrown
+  process_exit& operator=(const process_exit&) = delete;
+  ~process_exit();
+  const void* owner = nullptr;  // the process_state it unwinds; null once the process's entry caught it
+};
 
 // Thrown by world_core::spawn while spawn_restarts_isolated is set (check()
 // running a seed in the test program under automatic isolation): the seed
