@@ -2,6 +2,8 @@
 #ifndef SIMASIO_BASIC_SIGNAL_SET_HPP
 #define SIMASIO_BASIC_SIGNAL_SET_HPP
 
+#include <simasio/detail/config.hpp>
+
 #include <simasio/detail/access.hpp>
 #include <simasio/detail/handler_work.hpp>
 #include <simasio/detail/signal_service.hpp>
@@ -157,7 +159,7 @@ class basic_signal_set {
   }
   // Every member but the destructor refuses a set whose world is gone.
   void check_not_orphaned() const {
-    if (state_.ctx->core == nullptr) [[unlikely]]
+    if (state_.ctx->core == nullptr) SIMASIO_UNLIKELY
       detail::throw_orphaned(*state_.ctx, "signal_set");
   }
 

@@ -2,6 +2,8 @@
 #ifndef SIMASIO_BASIC_SOCKET_HPP
 #define SIMASIO_BASIC_SOCKET_HPP
 
+#include <simasio/detail/config.hpp>
+
 #include <simasio/detail/refused.hpp>
 #include <simasio/detail/socket_service.hpp>
 #include <simasio/io_context.hpp>
@@ -478,7 +480,7 @@ class basic_socket : public boost::asio::socket_base {
   // the socket; reads nothing of the world, which another thread may be
   // running (or may have destroyed).
   void check_thread() const {
-    if (detail::os_thread() != thread_) [[unlikely]]
+    if (detail::os_thread() != thread_) SIMASIO_UNLIKELY
       detail::throw_foreign_thread(transport_of() == detail::transport::udp ? "UDP socket" : "TCP socket");
   }
 
@@ -497,7 +499,7 @@ class basic_socket : public boost::asio::socket_base {
     if (state_ == nullptr) return;
     // Destroyed on a foreign thread: the world is another thread's, so the
     // state is handed to its service, which frees it when the context goes.
-    if (detail::os_thread() != thread_) [[unlikely]]
+    if (detail::os_thread() != thread_) SIMASIO_UNLIKELY
       service_->adopt_foreign(*state_);
     else
       service_->destroy(*state_);

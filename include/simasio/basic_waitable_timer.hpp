@@ -2,6 +2,8 @@
 #ifndef SIMASIO_BASIC_WAITABLE_TIMER_HPP
 #define SIMASIO_BASIC_WAITABLE_TIMER_HPP
 
+#include <simasio/detail/config.hpp>
+
 #include <simasio/clock.hpp>
 #include <simasio/detail/sim_context.hpp>
 #include <simasio/detail/timer_service.hpp>
@@ -26,7 +28,7 @@ void sync_wait(timer_impl_base& impl, std::int64_t expiry_world_ns, boost::syste
 [[noreturn]] void throw_wait_error(const boost::system::error_code& ec, const char* kind);
 // @throws usage_error if the timer's io_context outlived its world.
 inline void check_not_orphaned(const timer_impl_base& impl) {
-  if (impl.ctx->core == nullptr) [[unlikely]]
+  if (impl.ctx->core == nullptr) SIMASIO_UNLIKELY
     throw_orphaned(*impl.ctx, impl.kind);
 }
 // World time of a host-local expiry. @throws usage_error if the timer's

@@ -2,6 +2,8 @@
 #ifndef SIMASIO_IO_CONTEXT_HPP
 #define SIMASIO_IO_CONTEXT_HPP
 
+#include <simasio/detail/config.hpp>
+
 #include <simasio/clock.hpp>
 #include <simasio/detail/op_memory.hpp>
 #include <simasio/detail/world_core.hpp>
@@ -123,7 +125,7 @@ class io_context : public boost::asio::execution_context {
   /// The host this context belongs to.
   /// @throws usage_error if the world was destroyed before this context.
   host& get_host() {
-    if (host_ == nullptr) [[unlikely]] throw_orphaned("io_context::get_host");
+    if (host_ == nullptr) SIMASIO_UNLIKELY throw_orphaned("io_context::get_host");
     return *host_;
   }
   /// The world this context belongs to.
@@ -168,7 +170,7 @@ class io_context : public boost::asio::execution_context {
   // The world core this context runs on. @throws usage_error naming
   // @p used_by if the world was destroyed first.
   detail::world_core& sim_core(const char* used_by) const {
-    if (state_.core == nullptr) [[unlikely]] throw_orphaned(used_by);
+    if (state_.core == nullptr) SIMASIO_UNLIKELY throw_orphaned(used_by);
     return *state_.core;
   }
   // Throws the usage_error for a use of this context (by @p used_by) after

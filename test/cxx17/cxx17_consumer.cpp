@@ -41,7 +41,7 @@ void faulty_network(simasio::world& world, simasio::host& a, simasio::host& b) {
   timer->async_wait([&world, &a, &b, timer](const boost::system::error_code&) {
     world.net().partition({{&a}, {&b}});
     timer->expires_after(200ms);
-    timer->async_wait([&world, &a, &b, timer](const boost::system::error_code&) { world.net().heal(); });
+    timer->async_wait([&world, timer](const boost::system::error_code&) { world.net().heal(); });
   });
 }
 

@@ -2,6 +2,8 @@
 #ifndef SIMASIO_DETAIL_SIM_CONTEXT_HPP
 #define SIMASIO_DETAIL_SIM_CONTEXT_HPP
 
+#include <simasio/detail/config.hpp>
+
 #include <simasio/detail/access.hpp>
 #include <simasio/detail/handler_work.hpp>
 #include <simasio/io_context.hpp>
@@ -54,7 +56,7 @@ io_context& sim_context_behind(const Executor& ex, const char* object) {
 template <class Executor>
 io_context& sim_context_of_executor(const Executor& ex, const char* object) {
   io_context& ctx = sim_context_behind(ex, object);
-  if (access::state(ctx).core == nullptr) [[unlikely]]
+  if (access::state(ctx).core == nullptr) SIMASIO_UNLIKELY
     throw_orphaned(access::state(ctx), object);
   return ctx;
 }

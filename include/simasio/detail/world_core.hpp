@@ -2,6 +2,8 @@
 #ifndef SIMASIO_DETAIL_WORLD_CORE_HPP
 #define SIMASIO_DETAIL_WORLD_CORE_HPP
 
+#include <simasio/detail/config.hpp>
+
 #include <simasio/detail/current.hpp>
 #include <simasio/detail/host_state.hpp>
 #include <simasio/detail/operation.hpp>
@@ -216,7 +218,7 @@ class world_core {
   // usage_error naming the host, before any operation is allocated.
   void check_thread(const context_state& ctx) const {
     const world_core* here = running_core_tls;
-    if (here != this && (here != nullptr || running_.load(std::memory_order_relaxed))) [[unlikely]]
+    if (here != this && (here != nullptr || running_.load(std::memory_order_relaxed))) SIMASIO_UNLIKELY
       wrong_thread(ctx, here);
   }
 
@@ -225,7 +227,7 @@ class world_core {
   // again is a usage_error naming the crash. While the host is down, its
   // operations are dropped like any other.
   void check_alive(const context_state& ctx, std::uint32_t incarnation, const char* what) const {
-    if (incarnation != ctx.host->incarnation && ctx.host->up) [[unlikely]]
+    if (incarnation != ctx.host->incarnation && ctx.host->up) SIMASIO_UNLIKELY
       from_dead_process(ctx, what);
   }
 
@@ -418,7 +420,7 @@ class world_core {
 
  private:
   void enqueue(context_state& ctx, operation* op) {
-    if (!ctx.host->up || ctx.dead) [[unlikely]] {
+    if (!ctx.host->up || ctx.dead) SIMASIO_UNLIKELY {
       drop(ctx, op);
       return;
     }
@@ -576,7 +578,7 @@ class world_core {
 // two compares when all is well.
 inline world_core& checked_core(const context_state& ctx, std::uint32_t incarnation, const char* kind) {
   world_core* core = ctx.core;
-  if (core == nullptr) [[unlikely]]
+  if (core == nullptr) SIMASIO_UNLIKELY
     throw_orphaned(ctx, kind);
   core->check_thread(ctx);
   core->check_alive(ctx, incarnation, kind);

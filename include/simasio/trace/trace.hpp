@@ -2,6 +2,8 @@
 #ifndef SIMASIO_TRACE_TRACE_HPP
 #define SIMASIO_TRACE_TRACE_HPP
 
+#include <simasio/detail/config.hpp>
+
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -163,7 +165,7 @@ class trace {
     if (hash_enabled_) hash_ = fold(hash_, combine(k, host, a, b));
     ++count_;
     if (ring_enabled_) ring_[count_ & (ring_size - 1)] = trace_event{step, time_ns, host, k, a, b};
-    if (full_) [[unlikely]] keep(trace_event{step, time_ns, host, k, a, b});
+    if (full_) SIMASIO_UNLIKELY keep(trace_event{step, time_ns, host, k, a, b});
   }
 
   /// Folds bytes that left a socket or reached a file (their hash, see
