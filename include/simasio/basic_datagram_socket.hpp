@@ -4,8 +4,9 @@
 
 #include <simasio/basic_socket.hpp>
 
-#include <array>
 #include <boost/core/span.hpp>
+
+#include <array>
 #include <vector>
 
 namespace simasio {

@@ -315,10 +315,10 @@ class basic_socket_acceptor : public boost::asio::socket_base {
   ///
   /// @throws simasio::usage_error if the acceptor is used from a thread other
   /// than its world's, after its world is gone, or after its host crashed.
-  template <BOOST_ASIO_COMPLETION_TOKEN_FOR(void(boost::system::error_code, basic_stream_socket<Protocol, Executor>))
+  template <BOOST_ASIO_COMPLETION_TOKEN_FOR(void(boost::system::error_code, socket_on<Executor>))
                 MoveAcceptToken = boost::asio::default_completion_token_t<executor_type>>
   auto async_accept(MoveAcceptToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
-    return async_move_accept<basic_stream_socket<Protocol, Executor>>(sock_.get_executor(), nullptr,
+    return async_move_accept<socket_on<Executor>>(sock_.get_executor(), nullptr,
                                                                       std::forward<MoveAcceptToken>(token));
   }
   /// Starts an asynchronous move-accept whose new socket runs on @p ex:
@@ -336,13 +336,12 @@ class basic_socket_acceptor : public boost::asio::socket_base {
   /// @par Determinism
   /// As async_accept(peer, token): draws nothing.
   template <typename Executor1,
-            BOOST_ASIO_COMPLETION_TOKEN_FOR(void(boost::system::error_code, basic_stream_socket<Protocol, Executor1>))
+            BOOST_ASIO_COMPLETION_TOKEN_FOR(void(boost::system::error_code, socket_on<Executor1>))
                 MoveAcceptToken = boost::asio::default_completion_token_t<executor_type>,
-            typename = std::enable_if_t<boost::asio::execution::is_executor<Executor1>::value ||
-                                        boost::asio::is_executor<Executor1>::value>>
+            typename = if_executor<Executor1>>
   auto async_accept(const Executor1& ex,
                     MoveAcceptToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
-    return async_move_accept<basic_stream_socket<Protocol, Executor1>>(ex, nullptr,
+    return async_move_accept<socket_on<Executor1>>(ex, nullptr,
                                                                        std::forward<MoveAcceptToken>(token));
   }
   /// Starts an asynchronous move-accept whose new socket runs on @p ctx:
@@ -361,12 +360,12 @@ class basic_socket_acceptor : public boost::asio::socket_base {
   /// As async_accept(peer, token): draws nothing.
   template <typename ExecutionContext,
             BOOST_ASIO_COMPLETION_TOKEN_FOR(void(boost::system::error_code,
-                                                 basic_stream_socket<Protocol, typename ExecutionContext::executor_type>))
+                                                 socket_on<typename ExecutionContext::executor_type>))
                 MoveAcceptToken = boost::asio::default_completion_token_t<executor_type>,
-            typename = std::enable_if_t<std::is_convertible_v<ExecutionContext&, boost::asio::execution_context&>>>
+            typename = if_context<ExecutionContext>>
   auto async_accept(ExecutionContext& ctx,
                     MoveAcceptToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
-    return async_move_accept<basic_stream_socket<Protocol, typename ExecutionContext::executor_type>>(
+    return async_move_accept<socket_on<typename ExecutionContext::executor_type>>(
         ctx.get_executor(), nullptr, std::forward<MoveAcceptToken>(token));
   }
 
@@ -382,31 +381,30 @@ class basic_socket_acceptor : public boost::asio::socket_base {
   ///
   /// @par Determinism
   /// As async_accept(peer, token): draws nothing.
-  template <BOOST_ASIO_COMPLETION_TOKEN_FOR(void(boost::system::error_code, basic_stream_socket<Protocol, Executor>))
+  template <BOOST_ASIO_COMPLETION_TOKEN_FOR(void(boost::system::error_code, socket_on<Executor>))
                 MoveAcceptToken = boost::asio::default_completion_token_t<executor_type>>
   auto async_accept(endpoint_type& peer_endpoint,
                     MoveAcceptToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
-    return async_move_accept<basic_stream_socket<Protocol, Executor>>(sock_.get_executor(), &peer_endpoint,
+    return async_move_accept<socket_on<Executor>>(sock_.get_executor(), &peer_endpoint,
                                                                       std::forward<MoveAcceptToken>(token));
   }
   template <typename Executor1,
-            BOOST_ASIO_COMPLETION_TOKEN_FOR(void(boost::system::error_code, basic_stream_socket<Protocol, Executor1>))
+            BOOST_ASIO_COMPLETION_TOKEN_FOR(void(boost::system::error_code, socket_on<Executor1>))
                 MoveAcceptToken = boost::asio::default_completion_token_t<executor_type>,
-            typename = std::enable_if_t<boost::asio::execution::is_executor<Executor1>::value ||
-                                        boost::asio::is_executor<Executor1>::value>>
+            typename = if_executor<Executor1>>
   auto async_accept(const Executor1& ex, endpoint_type& peer_endpoint,
                     MoveAcceptToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
-    return async_move_accept<basic_stream_socket<Protocol, Executor1>>(ex, &peer_endpoint,
+    return async_move_accept<socket_on<Executor1>>(ex, &peer_endpoint,
                                                                        std::forward<MoveAcceptToken>(token));
   }
   template <typename ExecutionContext,
             BOOST_ASIO_COMPLETION_TOKEN_FOR(void(boost::system::error_code,
-                                                 basic_stream_socket<Protocol, typename ExecutionContext::executor_type>))
+                                                 socket_on<typename ExecutionContext::executor_type>))
                 MoveAcceptToken = boost::asio::default_completion_token_t<executor_type>,
-            typename = std::enable_if_t<std::is_convertible_v<ExecutionContext&, boost::asio::execution_context&>>>
+            typename = if_context<ExecutionContext>>
   auto async_accept(ExecutionContext& ctx, endpoint_type& peer_endpoint,
                     MoveAcceptToken&& token = boost::asio::default_completion_token_t<executor_type>()) {
-    return async_move_accept<basic_stream_socket<Protocol, typename ExecutionContext::executor_type>>(
+    return async_move_accept<socket_on<typename ExecutionContext::executor_type>>(
         ctx.get_executor(), &peer_endpoint, std::forward<MoveAcceptToken>(token));
   }
 

@@ -14,6 +14,8 @@
 #include <simasio/trace/trace.hpp>
 #include <simasio/world_options.hpp>
 
+#include <boost/core/span.hpp>
+
 #include <atomic>
 #include <cstdint>
 #include <deque>
@@ -23,7 +25,6 @@
 #include <limits>
 #include <map>
 #include <memory>
-#include <boost/core/span.hpp>
 #include <string>
 #include <string_view>
 #include <vector>

@@ -5,11 +5,11 @@
 #include <simasio/world_options.hpp>
 
 #include <boost/asio/ip/address.hpp>
+#include <boost/core/span.hpp>
 
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <boost/core/span.hpp>
 #include <string_view>
 
 namespace simasio {

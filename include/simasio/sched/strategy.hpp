@@ -4,10 +4,11 @@
 
 #include <simasio/world_options.hpp>
 
+#include <boost/core/span.hpp>
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <boost/core/span.hpp>
 
 namespace simasio {
 class rng;

@@ -7,9 +7,10 @@
 #include <simasio/sched/timed_event.hpp>
 #include <simasio/trace/trace.hpp>
 
+#include <boost/core/span.hpp>
+
 #include <cstddef>
 #include <cstdint>
-#include <boost/core/span.hpp>
 #include <vector>
 
 namespace simasio::detail {

@@ -10,11 +10,11 @@
 #include <simasio/detail/world_core.hpp>
 
 #include <boost/asio/ip/address.hpp>
+#include <boost/core/span.hpp>
 #include <boost/system/error_code.hpp>
 
 #include <cstddef>
 #include <cstdint>
-#include <boost/core/span.hpp>
 #include <string>
 #include <vector>
 

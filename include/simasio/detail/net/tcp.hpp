@@ -6,6 +6,7 @@
 #include <simasio/detail/net/link.hpp>
 #include <simasio/detail/net/socket_table.hpp>
 
+#include <boost/core/span.hpp>
 #include <boost/system/error_code.hpp>
 
 #include <chrono>
@@ -13,7 +14,6 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <boost/core/span.hpp>
 #include <utility>
 #include <vector>
 

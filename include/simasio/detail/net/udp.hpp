@@ -7,12 +7,13 @@
 
 #include <boost/asio/buffer.hpp>
 #include <boost/asio/ip/address.hpp>
+#include <boost/core/span.hpp>
 #include <boost/system/error_code.hpp>
 
+#include <climits>
 #include <cstddef>
 #include <cstdint>
 #include <map>
-#include <boost/core/span.hpp>
 #include <vector>
 
 namespace simasio::detail {
@@ -25,9 +26,9 @@ namespace simasio::detail {
 // headers rounded up to an allocation, plus the skb itself), not its
 // payload. About 2.3 KB for a 1,000-byte datagram.
 inline std::size_t datagram_memory(std::size_t payload) noexcept {
-  std::size_t block = 1;  // std::bit_ceil(payload + 384), also in C++17
-  while (block < payload + 384) block <<= 1;
-  return block + 256;
+  // std::bit_ceil(payload + 384), also in C++17 (the argument is > 1).
+  const unsigned long long above = payload + 383;
+  return (std::size_t{1} << (sizeof(unsigned long long) * CHAR_BIT - __builtin_clzll(above))) + 256;
 }
 
 class udp_layer {
