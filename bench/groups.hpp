@@ -13,7 +13,8 @@ void scale_rows(const settings&, std::vector<row>&);    // gossip over 10, 100, 
 void cost_rows(const settings&, std::vector<row>&);     // trace hashing, tape, log ring on/off
 void process_rows(const settings&, std::vector<row>&);  // simulated processes: switch cost, blocking clients
 void disk_rows(const settings&, std::vector<row>&);     // simulated files vs real files on tmpfs, memory
-void history_rows(const settings&, std::vector<row>&);
-void isolation_rows(const settings&, std::vector<row>&);  // seeds/s with each seed in a process of its own, and without  // check_linearizable on histories of 100..10,000 operations
+void history_rows(const settings&, std::vector<row>&);  // check_linearizable on histories of 100..10,000 operations
+void header_rows(const settings&, std::vector<row>&);  // compiling a program on simasio's headers vs Asio's
+void isolation_rows(const settings&, std::vector<row>&);  // seeds/s with each seed in a process of its own, and without
 
 }  // namespace bench

@@ -2,7 +2,7 @@
 //
 //   simasio_bench [--quick] [--only GROUP[,GROUP...]] [--json FILE]
 //
-// Groups: runtime, network, beast, raft, scale, cost, process, disk, history. Prints a markdown table on
+// Groups: runtime, network, beast, raft, scale, cost, process, disk, history, isolation, headers. Prints a markdown table on
 // stdout (progress goes to stderr) and writes the same rows as JSON to FILE
 // (default simasio_bench.json). Targets are goals printed next to each
 // figure; nothing here asserts them.
@@ -55,7 +55,7 @@ std::string json_escape(const std::string& s) {
 
 [[noreturn]] void usage(const char* why) {
   std::fprintf(stderr,
-               "simasio_bench: %s\nusage: simasio_bench [--quick] [--only runtime,network,beast,raft,scale,cost,process,disk,history] "
+               "simasio_bench: %s\nusage: simasio_bench [--quick] [--only runtime,network,beast,raft,scale,cost,process,disk,history,isolation,headers] "
                "[--json FILE]\n",
                why);
   std::exit(2);
@@ -77,7 +77,7 @@ int main(int argc, char** argv) {
   const std::vector<std::pair<std::string, bench::group>> groups = {
       {"runtime", bench::runtime_rows}, {"network", bench::network_rows}, {"beast", bench::beast_rows}, {"raft", bench::raft_rows},
       {"scale", bench::scale_rows},     {"cost", bench::cost_rows}, {"process", bench::process_rows}, {"disk", bench::disk_rows},
-      {"history", bench::history_rows}, {"isolation", bench::isolation_rows},
+      {"history", bench::history_rows}, {"isolation", bench::isolation_rows}, {"headers", bench::header_rows},
   };
   std::vector<std::string> chosen;
   if (only.empty()) {
