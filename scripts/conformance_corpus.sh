@@ -44,6 +44,7 @@ while IFS= read -r f; do
   fi
   extra=()
   if grep -q "ssl" "$f" && [ -f "$here/include/simasio/ssl.hpp" ]; then extra=(-include simasio/ssl.hpp); fi
+  if grep -q "boost/asio/spawn.hpp" "$f"; then extra+=(-include simasio/spawn.hpp); fi
   if g++ -std=c++20 -fsyntax-only -w -I "$here/include" -I "$work/$key.d" -I "$(dirname "$f")" -I "$root/beast" \
        -include simasio/asio.hpp -include simasio/beast.hpp "${extra[@]}" "$out" 2> "$out.err"; then
     compiled=$((compiled + 1))

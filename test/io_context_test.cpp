@@ -1,6 +1,7 @@
 // io_context_test.cpp — run/poll/stop semantics, work counting, inline dispatch
 #include <simasio/asio.hpp>
 #include <simasio/simasio.hpp>
+#include <simasio/spawn.hpp>  // after <simasio/asio.hpp>, as a user adds it
 
 #include "support.hpp"
 
@@ -435,6 +436,34 @@ BOOST_AUTO_TEST_CASE(a_socket_freed_while_another_context_is_orphaned_leaves_the
   BOOST_TEST(!seen.expired());
   w.reset();
   BOOST_TEST(seen.expired());  // freed with b's pending work; ASan checks the network let go of it
+}
+
+// Stackful coroutines come with <simasio/spawn.hpp>, included after
+// <simasio/asio.hpp>: net::spawn on the context and on a strand, each
+// waiting on simulated timers through its yield_context, across seeds.
+BOOST_AUTO_TEST_CASE(spawn_from_its_own_header_runs_on_simulated_time) {
+  namespace net = simasio::asio;
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    simasio::world w(seed);
+    net::io_context& ioc = w.add_host("h").context();
+    std::vector<std::string> order;
+    net::spawn(ioc, [&](net::yield_context yield) {
+      net::steady_timer t(ioc, std::chrono::seconds(2));
+      t.async_wait(yield);
+      order.push_back("context at " + std::to_string(std::chrono::duration_cast<std::chrono::seconds>(w.now()).count()));
+    }, net::detached);
+    net::spawn(net::make_strand(ioc), [&](net::basic_yield_context<net::strand<net::io_context::executor_type>> yield) {
+      net::steady_timer t(ioc, std::chrono::seconds(1));
+      boost::system::error_code ec;
+      t.async_wait(yield[ec]);
+      order.push_back("strand at " + std::to_string(std::chrono::duration_cast<std::chrono::seconds>(w.now()).count()) +
+                      (ec ? " failed" : ""));
+    }, net::detached);
+    w.run();
+    BOOST_TEST_REQUIRE(order.size() == 2u, "seed " << seed);
+    BOOST_TEST(order[0] == "strand at 1");
+    BOOST_TEST(order[1] == "context at 2");
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -20,7 +20,10 @@
 #include <boost/asio.hpp>
 // Declare names re-exported below that <boost/asio.hpp> does not include:
 #include <boost/asio/experimental/cancellation_condition.hpp>  // namespace experimental
-#include <boost/asio/spawn.hpp>  // spawn, basic_yield_context, yield_context
+// Not <boost/asio/spawn.hpp>: it costs a translation unit about as much as
+// the rest of Asio's headers together. spawn, basic_yield_context and
+// yield_context are re-exported below when it was included before this
+// header, else by <simasio/spawn.hpp>.
 
 #include <simasio/any_io_executor.hpp>
 #include <simasio/basic_datagram_socket.hpp>
@@ -38,6 +41,7 @@
 #include <simasio/ip/tcp.hpp>
 #include <simasio/ip/udp.hpp>
 #include <simasio/unsimulated.hpp>
+#include <simasio/detail/refused.hpp>
 
 namespace simasio::asio {
 
@@ -277,9 +281,23 @@ using boost::asio::use_awaitable_t;
 using boost::asio::use_awaitable;
 #endif  // defined(BOOST_ASIO_HAS_CONSTEXPR) || defined(BOOST_ASIO_MSVC)
 #endif  // defined(BOOST_ASIO_HAS_CO_AWAIT)
+#if defined(BOOST_ASIO_SPAWN_HPP)
 using boost::asio::spawn;
 using boost::asio::basic_yield_context;
 using boost::asio::yield_context;
+#else
+/// Stands for Boost's spawn until <simasio/spawn.hpp> brings it: with it,
+/// an overload set where Boost's win whenever one matches (this one takes
+/// every argument by const reference, the weakest binding).
+template <class... Args>
+void spawn(const Args&...) {
+  static_assert(::simasio::detail::refused_pack_v<Args...>,
+                "simasio: net::spawn needs <simasio/spawn.hpp>: Boost's spawn is not part of "
+                "<simasio/asio.hpp> (it would double the header's compile time). Include <simasio/spawn.hpp> "
+                "(or <boost/asio/spawn.hpp> before <simasio/asio.hpp>); if you did, none of Boost's spawn "
+                "overloads matches these arguments.");
+}
+#endif  // defined(BOOST_ASIO_SPAWN_HPP)
 using boost::asio::coroutine;
 
 // ---------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 // beast_websocket_coro.cpp — Beast's websocket/server/coro and websocket/client/coro, alias-switched
 #include <simasio/beast.hpp>
+#include <simasio/spawn.hpp>
 #include <simasio/boost_test.hpp>
 
 #include "conformance.hpp"

@@ -3,14 +3,12 @@
 #define SIMASIO_CHECK_LINEARIZABILITY_HPP
 
 #include <simasio/check/history.hpp>
-#include <simasio/detail/env.hpp>
 #include <simasio/detail/format.hpp>
 
 #include <algorithm>
 #include <cstdint>
-#include <filesystem>
-#include <fstream>
 #include <functional>
+#include <limits>
 #include <stdexcept>
 #include <map>
 #include <sstream>
@@ -380,6 +378,13 @@ class linearizability_error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+namespace detail::lin {
+// require_linearizable's failure: writes html(title) to the artifacts
+// directory and throws linearizability_error (src/check/linearizability.cpp).
+[[noreturn]] void fail(const std::string& explanation, const std::string& name,
+                       const std::function<std::string(const std::string& title)>& html);
+}  // namespace detail::lin
+
 /// check_linearizable, as a scenario's assertion: on failure writes
 /// history_html to `<artifacts>/<name>-seed<seed>.html` (SIMASIO_ARTIFACTS,
 /// else .simasio; the seed of the world running on this thread) and throws
@@ -389,19 +394,8 @@ void require_linearizable(const history<Input, Output>& h, M model = {}, const s
                           const linearizability_options& opts = {}) {
   const linearizability_result r = check_linearizable(h, model, opts);
   if (r.ok) return;
-  std::string seed = "unknown";
-  if (detail::world_core* core = detail::current_core()) seed = std::to_string(core->options().seed);
-  const std::filesystem::path dir = detail::env_string("SIMASIO_ARTIFACTS").value_or(".simasio");
-  const std::filesystem::path file = dir / (name + "-seed" + seed + ".html");
-  std::string where;
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  std::ofstream out(file);
-  if (out) {
-    out << history_html(h, r, model, name + ", seed " + seed);
-    where = "lane diagram: " + file.string();
-  }
-  throw linearizability_error(r.explanation + where);
+  detail::lin::fail(r.explanation, name,
+                    [&](const std::string& title) { return history_html(h, r, model, title); });
 }
 
 }  // namespace simasio

@@ -7,6 +7,8 @@ namespace simasio::detail {
 // For a static_assert that fires only when the member is used.
 template <typename T>
 inline constexpr bool refused_v = sizeof(T) == 0;
+template <typename... T>
+inline constexpr bool refused_pack_v = false;
 
 // The message of a member that adopts or gives up a real descriptor.
 #define SIMASIO_REFUSED_NATIVE_HANDLE(what)                                                               \
