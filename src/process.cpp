@@ -631,6 +631,11 @@ void world_core::describe_processes(std::ostream& os) const {
   }
 }
 
+std::shared_ptr<process_stdio> world_core::stdio_of(std::uint32_t owner) const {
+  if (owner == 0 || owner > processes_.size()) return nullptr;
+  return processes_[owner - 1]->status->stdio;
+}
+
 std::uint32_t world_core::calling_owner() const noexcept {
   if (current_process_ != nullptr) return current_process_->group + 1;
   return current_ != nullptr ? current_->owner : 0;

@@ -2,6 +2,7 @@
 #ifndef SIMASIO_SRC_PROCESS_STATE_HPP
 #define SIMASIO_SRC_PROCESS_STATE_HPP
 
+#include <simasio/detail/stdio_service.hpp>
 #include <simasio/detail/world_core.hpp>
 #include <simasio/process.hpp>
 
@@ -52,10 +53,15 @@ struct process_state {
     sched.host = &hs;
     sched.id = process_context_base + id;
     status->id = id;
+    status->stdio = std::make_shared<process_stdio>();
+    status->stdio->core = &c;
     group = id;
     alarm.context_id = sched.id;
   }
   ~process_state() {
+    // Its streams outlive the world (the handle reads them): nothing waits any more.
+    status->stdio->core = nullptr;
+    status->stdio->blocked.clear();
     // A parked process (it swallowed its process_exit) is left as it is:
     // destroying its fiber would run its code again. Its stack is leaked.
     if (fiber) new (&parked_storage) boost::context::fiber(std::move(fiber));

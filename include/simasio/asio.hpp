@@ -41,6 +41,9 @@
 #include <simasio/ip/tcp.hpp>
 #include <simasio/ip/udp.hpp>
 #include <simasio/unsimulated.hpp>
+#if defined(BOOST_ASIO_HAS_POSIX_STREAM_DESCRIPTOR)
+#include <simasio/posix/basic_stream_descriptor.hpp>
+#endif
 #include <simasio/detail/refused.hpp>
 
 namespace simasio::asio {
@@ -446,8 +449,10 @@ namespace generic = boost::asio::generic;
 namespace local = boost::asio::local;
 #endif  // defined(BOOST_ASIO_HAS_LOCAL_SOCKETS)
 #if defined(BOOST_ASIO_HAS_POSIX_STREAM_DESCRIPTOR)
-// Refused by simasio: constructing a descriptor throws escape_error
-// (unsimulated.hpp); descriptor_base's options are Asio's.
+// A stream descriptor is one of a simulated process's standard streams
+// (posix/basic_stream_descriptor.hpp); a plain descriptor is refused:
+// constructing one throws escape_error (unsimulated.hpp). descriptor_base's
+// options are Asio's.
 namespace posix {
 using boost::asio::posix::descriptor_base;
 using simasio::posix::basic_descriptor;

@@ -6,10 +6,12 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace simasio {
 
 namespace detail {
+struct process_stdio;
 // What a process handle reads; written by the world (process.cpp).
 struct process_status {
   std::uint32_t id = 0;
@@ -19,6 +21,7 @@ struct process_status {
   std::optional<int> exit_code;
   std::optional<int> signal;  // the signal that ended it (abort, a failed assert, std::terminate, raise, kill)
   std::string why;            // what ended it abnormally, for reports
+  std::shared_ptr<process_stdio> stdio;  // its standard streams (stdio.cpp)
 };
 }  // namespace detail
 
@@ -48,6 +51,24 @@ class process {
   /// What ended it abnormally ("a failed assert: prog.c:12: main: Assertion
   /// `x' failed."), empty if nothing did.
   std::string why() const { return status_ ? status_->why : std::string(); }
+
+  /// Its standard input, output and error are pipes between it and the
+  /// scenario: descriptors 0, 1 and 2 of the process (read through
+  /// posix::stream_descriptor, or read()/write() with simasio::interpose;
+  /// C stdio and C++ streams still write to the test program's own).
+  ///
+  /// write_stdin appends @p data to its standard input, at this point of
+  /// the run: a read waiting on it completes (as a step of the reader's
+  /// context); callable before the process first runs, from the scenario
+  /// or from any handler. @throws simasio::usage_error after close_stdin.
+  void write_stdin(std::string_view data) const;
+  /// Ends its standard input: reads get end of file (eof) once what was
+  /// written is read.
+  void close_stdin() const;
+  /// What it wrote to its standard output (descriptor 1) so far.
+  std::string stdout_text() const;
+  /// What it wrote to its standard error (descriptor 2) so far.
+  std::string stderr_text() const;
 
  private:
   std::shared_ptr<const detail::process_status> status_;

@@ -5,7 +5,10 @@
 //   world.hpp, world_options.hpp  the universe: hosts, virtual time, run/run_for/run_until,
 //                                 invariants (always), seeded draws, trace hash
 //   host.hpp                      a machine: address, clock skew, crash/restart, boot, spawn
-//   process.hpp                   a simulated process (host::spawn): a main() on its own stack
+//   process.hpp                   a simulated process (host::spawn): a main() on its own stack,
+//                                 its standard streams (write_stdin, stdout_text)
+//   posix/basic_stream_descriptor.hpp
+//                                 posix::stream_descriptor over a process's standard streams
 //   io_context.hpp                the drop-in io_context and its standard executor
 //   clock.hpp                     simasio::steady_clock / system_clock (virtual time)
 //   basic_waitable_timer.hpp      steady_timer, system_timer, high_resolution_timer
@@ -20,6 +23,8 @@
 //   file_base.hpp, basic_file.hpp, basic_random_access_file.hpp, basic_stream_file.hpp
 //                                 Asio's file classes on the host's simulated disk
 //   asio.hpp                      namespace simasio::asio: Asio's names with simasio's objects
+//   spawn.hpp                     net::spawn and yield_context (Boost's stackful coroutines;
+//                                 include it yourself: it is not part of this header)
 //   check/check.hpp               check (seed sweeps, parallel, sharded), shrinking, replay
 //   check/history.hpp, check/linearizability.hpp, check/models.hpp
 //                                 recorded client operations; check_linearizable against a
@@ -69,6 +74,7 @@
 #include <simasio/io_context.hpp>
 #include <simasio/log/log.hpp>
 #include <simasio/process.hpp>
+#include <simasio/posix/basic_stream_descriptor.hpp>
 #include <simasio/random/rng.hpp>
 #include <simasio/random/tape.hpp>
 #include <simasio/random/tape_file.hpp>

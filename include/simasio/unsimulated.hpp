@@ -5,9 +5,11 @@
 // the drop-in namespace they keep Asio's names and members so code that
 // merely contains them still compiles, but:
 //
-//   net::serial_port, net::posix::stream_descriptor, net::posix::descriptor
+//   net::serial_port, net::posix::descriptor
 //       constructing one throws simasio::escape_error naming the object,
-//       before anything real is opened;
+//       before anything real is opened (net::posix::stream_descriptor is
+//       simulated over a process's standard streams, and refuses any other
+//       descriptor: posix/basic_stream_descriptor.hpp);
 //   net::ip::tcp::iostream
 //       any use (a variable, a member) fails to compile with a static_assert
 //       naming simasio and what to use instead.
@@ -19,7 +21,6 @@
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/basic_serial_port.hpp>
 #include <boost/asio/posix/basic_descriptor.hpp>
-#include <boost/asio/posix/basic_stream_descriptor.hpp>
 
 #include <string>
 #include <utility>
@@ -94,23 +95,6 @@ class basic_descriptor : private simasio::detail::refuse_construction,
         boost::asio::posix::basic_descriptor<Executor>(std::forward<Args>(args)...) {}
 };
 using descriptor = basic_descriptor<>;
-
-/// boost::asio::posix::basic_stream_descriptor's members; constructing one
-/// throws simasio::escape_error (a real file descriptor is never simulated).
-template <typename Executor = boost::asio::any_io_executor>
-class basic_stream_descriptor : private simasio::detail::refuse_construction,
-                                public boost::asio::posix::basic_stream_descriptor<Executor> {
- public:
-  template <typename Executor1>
-  struct rebind_executor {
-    using other = basic_stream_descriptor<Executor1>;
-  };
-  template <typename... Args>
-  explicit basic_stream_descriptor(Args&&... args)
-      : refuse_construction("net::posix::stream_descriptor", descriptor_instead),
-        boost::asio::posix::basic_stream_descriptor<Executor>(std::forward<Args>(args)...) {}
-};
-using stream_descriptor = basic_stream_descriptor<>;
 
 }  // namespace posix
 #endif  // defined(BOOST_ASIO_HAS_POSIX_STREAM_DESCRIPTOR)

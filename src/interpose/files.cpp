@@ -11,7 +11,9 @@
 // descriptor is a real descriptor of /dev/null underneath; a shared mmap
 // of one is memory the host's processes share (SQLite's WAL index in its
 // -shm file), detached by a truncation or a power cut. Every
-// other path and descriptor goes to libc as before; C stdio and C++
+// other path and descriptor goes to libc as before, but for a simulated
+// process's descriptors 0, 1 and 2 (and dup()s of them): read() and write()
+// there are the process's standard streams (stdio.cpp); C stdio and C++
 // streams use libc's internal calls and are not redirected. Calls glibc
 // declares non-throwing (ftruncate, unlink, rename) take effect without
 // the disk's time passing: a process must not unwind through them.
@@ -101,20 +103,30 @@ int openat64(int dirfd, const char* path, int flags, ...) {
 
 int close(int fd) {
   if (sim::sim_fd(fd)) return sim::file_close(fd);
+  if (sim::active()) sim::stdio_close(fd);
   SIMASIO_REAL(close, int (*)(int));
   return real_close != nullptr ? real_close(fd) : static_cast<int>(::syscall(SYS_close, fd));
 }
 
 ssize_t read(int fd, void* buf, size_t n) {
   if (sim::sim_fd(fd)) return sim::file_read(fd, buf, n, -1);
+  if (long r = 0; sim::active() && sim::stdio_read(fd, buf, n, r)) return r;
   SIMASIO_REAL(read, ssize_t (*)(int, void*, size_t));
   return real_read != nullptr ? real_read(fd, buf, n) : ::syscall(SYS_read, fd, buf, n);
 }
 
 ssize_t write(int fd, const void* buf, size_t n) {
   if (sim::sim_fd(fd)) return sim::file_write(fd, buf, n, -1);
+  if (long r = 0; sim::active() && sim::stdio_write(fd, buf, n, r)) return r;
   SIMASIO_REAL(write, ssize_t (*)(int, const void*, size_t));
   return real_write != nullptr ? real_write(fd, buf, n) : ::syscall(SYS_write, fd, buf, n);
+}
+
+int dup(int fd) __THROW {
+  SIMASIO_REAL(dup, int (*)(int));
+  const int to = real_dup != nullptr ? real_dup(fd) : static_cast<int>(::syscall(SYS_dup, fd));
+  if (to >= 0 && sim::active()) sim::stdio_dup(fd, to);
+  return to;
 }
 
 ssize_t pread(int fd, void* buf, size_t n, off_t offset) {

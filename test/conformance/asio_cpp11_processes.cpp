@@ -9,7 +9,10 @@
 //     while main() waits on use_future futures, against cpp03's daytime6
 //     UDP server on another host;
 //   - cpp11/http/server: its main() on host "web" (signals, acceptor, files
-//     from a document root), fetched by cpp03's http sync_client main.
+//     from a document root), fetched by cpp03's http sync_client main;
+//   - cpp11/parallel_group/wait_for_one and wait_for_all: stdin through
+//     posix::stream_descriptor raced against a timer, fed by the scenario
+//     (process::write_stdin).
 // Every seed runs under conformance::faults: latency, 5% loss and a
 // partition that heals.
 #include <simasio/asio.hpp>
@@ -24,6 +27,8 @@
 #include "asio_cpp03_daytime6_server.ipp"
 #include "asio_cpp11_http_server_main.ipp"
 #include "asio_cpp03_http_sync_client.ipp"
+#include "asio_cpp11_wait_for_one.ipp"
+#include "asio_cpp11_wait_for_all.ipp"
 
 namespace {
 
@@ -124,4 +129,49 @@ SIMASIO_TEST_CASE(http_server_main, conformance::seeds) {
   if (!world.run_until([&] { return s.ended(); }, std::chrono::seconds(10)))
     throw std::runtime_error("the server's main() did not end on SIGTERM: " + world.pending_report());
   if (s.exit_code() != 0) throw std::runtime_error("the server's main() did not return 0");
+}
+
+// Asio's parallel_group examples: main() reads standard input through
+// posix::stream_descriptor(ctx, ::dup(STDIN_FILENO)) in parallel with a
+// 5-second timer. Here stdin is the process's simulated pipe: on even seeds
+// a line is typed at 1 s and the read finishes first; on odd seeds nothing
+// is typed and the timer does. wait_for_one cancels the other operation;
+// wait_for_all waits for both (stdin is closed at 6 s on odd seeds, so the
+// read ends).
+namespace {
+
+void run_parallel_group(simasio::world& world, void (*example_main)(), bool wait_all) {
+  auto& shell = world.add_host("shell");
+  conformance::capture out;
+  const bool typed = world.seed() % 2 == 0;
+  const simasio::process p = shell.spawn([example_main] { example_main(); });
+  simasio::asio::steady_timer at(shell.context(), std::chrono::seconds(typed ? 1 : 6));
+  at.async_wait([&](boost::system::error_code) {
+    if (typed) p.write_stdin("hello\n");
+    else p.close_stdin();
+  });
+  if (!world.run_until([&] { return p.ended(); }, std::chrono::minutes(1)))
+    throw std::runtime_error("the example's main() did not return: " + world.pending_report());
+  const auto ended_at = std::chrono::duration_cast<std::chrono::seconds>(world.now()).count();
+  if (typed) {
+    conformance::expect_contains(out.out(), {"descriptor finished: system:0, 6\n"}, "the example's output");
+    if (ended_at != (wait_all ? 5 : 1))
+      throw std::runtime_error("main() returned at " + std::to_string(ended_at) + " s");
+  } else {
+    conformance::expect_contains(out.out(), {"timer finished: system:0\n"}, "the example's output");
+    if (ended_at != (wait_all ? 6 : 5))
+      throw std::runtime_error("main() returned at " + std::to_string(ended_at) + " s");
+  }
+  if (out.out().find("finished") != out.out().rfind("finished"))
+    throw std::runtime_error("the example printed twice: " + out.out());
+}
+
+}  // namespace
+
+SIMASIO_TEST_CASE(parallel_group_wait_for_one, conformance::seeds) {
+  run_parallel_group(world, [] { asio_cpp11_wait_for_one::example_main(); }, false);
+}
+
+SIMASIO_TEST_CASE(parallel_group_wait_for_all, conformance::seeds) {
+  run_parallel_group(world, [] { asio_cpp11_wait_for_all::example_main(); }, true);
 }

@@ -17,6 +17,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -401,5 +402,48 @@ BOOST_AUTO_TEST_CASE(sqlite_with_synchronous_off_loses_committed_rows_to_a_power
 }
 
 #endif  // SIMASIO_TEST_SQLITE
+
+// read() and write() of descriptors 0, 1 and 2 in a process are its
+// standard streams: a C-style filter (read until 0, write what it read)
+// runs on the pipes the scenario feeds and reads; a blocking read suspends
+// the process until the scenario writes, in virtual time; a dup() of 0 is
+// stdin too, and writing stdin or reading stdout fails with EBADF as on a
+// pipe's wrong end. Outside a process the descriptors stay the test
+// program's own (nothing here writes to them).
+BOOST_AUTO_TEST_CASE(read_and_write_of_0_1_2_in_a_process_are_its_standard_streams) {
+  simasio::world w(11);
+  auto& h = w.add_host("h");
+  std::vector<std::chrono::nanoseconds> read_at;
+  int write_stdin_errno = 0, read_stdout_errno = 0;
+  const simasio::process p = h.spawn([&] {
+    const int in = ::dup(0);
+    char buf[32];
+    for (;;) {
+      const ssize_t n = ::read(in, buf, sizeof buf);
+      if (n <= 0) break;
+      read_at.push_back(w.now());
+      if (::write(1, buf, static_cast<std::size_t>(n)) != n) throw std::runtime_error("short write");
+    }
+    ::close(in);
+    const char msg[] = "done\n";
+    if (::write(2, msg, sizeof msg - 1) < 0) throw std::runtime_error("write(2) failed");
+    if (::write(0, msg, 1) == -1) write_stdin_errno = errno;
+    if (::read(1, buf, 1) == -1) read_stdout_errno = errno;
+  });
+  p.write_stdin("abc");
+  w.run_for(2s);
+  p.write_stdin("def");
+  w.run_for(2s);
+  p.close_stdin();
+  w.run();
+  BOOST_TEST(p.ended());
+  BOOST_TEST(p.stdout_text() == "abcdef");
+  BOOST_TEST(p.stderr_text() == "done\n");
+  BOOST_TEST_REQUIRE(read_at.size() == 2u);
+  BOOST_TEST(read_at[0] == std::chrono::nanoseconds(0));
+  BOOST_TEST(read_at[1] == std::chrono::nanoseconds(2s));
+  BOOST_TEST(write_stdin_errno == EBADF);
+  BOOST_TEST(read_stdout_errno == EBADF);
+}
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -67,6 +67,10 @@ AUDITS = [
     ("ip::udp", ["boost::asio::ip::udp"], "boost::asio::ip::udp", "simasio::asio::ip::udp", {}),
     ("signal_set", ["boost::asio::basic_signal_set"],
      "boost::asio::signal_set", "simasio::asio::signal_set", {"Executor": "typename X::executor"}),
+    ("posix::stream_descriptor", ["boost::asio::posix::basic_stream_descriptor", "boost::asio::posix::basic_descriptor",
+                                  "boost::asio::posix::descriptor_base"],
+     "boost::asio::posix::stream_descriptor", "simasio::asio::posix::stream_descriptor",
+     {"Executor": "typename X::executor"}),
 ]
 # Free functions: their first parameter (a socket) is the audit's socket.
 FREE = [

@@ -149,6 +149,16 @@ int process_raise(int sig);
 // return like the system calls: -1 with errno set on failure.
 inline constexpr const char disk_root[] = "/simdisk";
 // Cheap tests first: a world runs here and path is under disk_root / fd is simulated.
+// read() and write() of a simulated process's descriptors 0, 1 and 2 (and
+// of duplicates dup() made of them): its standard streams (stdio.cpp). False
+// (the caller goes to libc) outside a process and for other descriptors;
+// else `result` is the call's, -1 with errno set on error. A read of an
+// empty stdin blocks the process (process_exit if its host crashes).
+bool stdio_read(int fd, void* buf, std::size_t n, long& result);
+bool stdio_write(int fd, const void* buf, std::size_t n, long& result);
+// dup() in a process made `to` from `from`; close() of fd.
+void stdio_dup(int from, int to) noexcept;
+void stdio_close(int fd) noexcept;
 bool sim_path(const char* path) noexcept;
 bool sim_fd(int fd) noexcept;
 int file_open(const char* path, int flags, unsigned mode);

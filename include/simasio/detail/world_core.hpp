@@ -43,6 +43,7 @@ class timer_service;
 struct process_state;
 struct process_resume_op;
 struct process_status;
+struct process_stdio;
 class thread_sync;
 class process_images;
 
@@ -322,6 +323,8 @@ class world_core {
   // The process whose code calls (a process's fiber, or a handler of an
   // io_context a process made): its group + 1, or 0 for none.
   std::uint32_t calling_owner() const noexcept;
+  // The standard streams of process group owner - 1 (calling_owner()'s).
+  std::shared_ptr<process_stdio> stdio_of(std::uint32_t owner) const;
   // Ends the running process (the one on whose stack this is called) as
   // the kernel ends a process: its threads stop where they are, its stacks
   // are discarded without unwinding (no destructor runs), the OS closes its
