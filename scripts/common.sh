@@ -3,10 +3,40 @@
 set -euo pipefail
 
 SIMASIO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-SIMASIO_PACKAGES=(cmake ninja-build g++ clang libclang-rt-dev libboost1.81-dev libboost-test1.81-dev libboost-context1.81-dev libboost-coroutine1.81-dev libboost1.81-doc libwebsocketpp-dev libwebsocketpp-doc libssl-dev libsqlite3-dev libspdlog-dev libgtest-dev ccache chromium python3 valgrind)
+SIMASIO_PACKAGES=(cmake ninja-build g++ clang libclang-rt-dev libboost1.81-dev libboost-test1.81-dev libboost-context1.81-dev libboost-coroutine1.81-dev libboost1.81-doc libwebsocketpp-dev libwebsocketpp-doc libboost-thread1.81-dev libboost-program-options1.81-dev libssl-dev libsqlite3-dev libspdlog-dev libgtest-dev ccache chromium python3 valgrind)
+
+# Debian packages the conformance suite reads but cannot install: their
+# dependencies pull in Boost 1.74's dev packages, which conflict with 1.81's
+# (autobahn-cpp, a WAMP client on Asio, with its examples, and msgpack's C++
+# headers). Downloaded and unpacked into build-deps/root, once.
+SIMASIO_UNPACKED=(autobahn-cpp-dev autobahn-cpp-doc libmsgpack-cxx-dev)
+SIMASIO_UNPACKED_ROOT="$SIMASIO_ROOT/build-deps/root"
+
+simasio_unpack_deps() {
+  [ -f "$SIMASIO_UNPACKED_ROOT/.unpacked" ] && return 0
+  local debs="$SIMASIO_ROOT/build-deps/debs"
+  rm -rf "$debs" "$SIMASIO_UNPACKED_ROOT"
+  mkdir -p "$debs" "$SIMASIO_UNPACKED_ROOT"
+  echo "simasio: unpacking ${SIMASIO_UNPACKED[*]} into build-deps/root (not installed: they conflict with Boost 1.81's packages)"
+  if ! (cd "$debs" && apt-get download -qq "${SIMASIO_UNPACKED[@]}" 2>/dev/null); then
+    local sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo="sudo"
+    $sudo apt-get update -qq
+    (cd "$debs" && apt-get download -qq "${SIMASIO_UNPACKED[@]}" 2>/dev/null)
+  fi
+  local deb
+  for deb in "$debs"/*.deb; do dpkg -x "$deb" "$SIMASIO_UNPACKED_ROOT"; done
+  gunzip -kf "$SIMASIO_UNPACKED_ROOT"/usr/share/doc/autobahn-cpp-doc/examples/*.gz
+  touch "$SIMASIO_UNPACKED_ROOT/.unpacked"
+}
 
 # Installs the Debian packages simasio needs, only those missing.
 simasio_install_deps() {
+  simasio_install_missing
+  simasio_unpack_deps
+}
+
+simasio_install_missing() {
   local missing=()
   for pkg in "${SIMASIO_PACKAGES[@]}"; do
     dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
