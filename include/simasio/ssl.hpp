@@ -8,7 +8,7 @@
 //
 // Nothing of Asio's or Beast's TLS is replaced: ssl::context, ssl::stream
 // and beast::ssl_stream are theirs, running over simulated streams. What
-// simasio adds (src/ssl.cpp, the simasio::ssl library) is what makes a TLS
+// simasio adds (src/net/ssl.cpp, the simasio::ssl library) is what makes a TLS
 // run a function of its seed:
 //
 // - Randomness. OpenSSL's RAND (client and server randoms, ECDHE key
@@ -17,7 +17,7 @@
 //   is current on the calling thread (the one running there, else the most
 //   recently constructed live one: the same rule as simasio's clocks), and
 //   from OpenSSL's own DRBG otherwise. Done with a RAND_METHOD, installed
-//   once, that decides per call; see src/ssl.cpp for why not a provider.
+//   once, that decides per call; see src/net/ssl.cpp for why not a provider.
 // - Time. Certificate verification of every SSL_CTX checks validity at the
 //   host's virtual system_clock (simasio::system_clock: world time 0 is
 //   2020-01-01, host skew applies) unless the application pinned a time

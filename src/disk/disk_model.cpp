@@ -7,7 +7,7 @@
 
 #include <boost/asio/error.hpp>
 
-#include "../name_hash.hpp"
+#include "../runtime/name_hash.hpp"
 
 #include <algorithm>
 #include <cstring>

@@ -26,7 +26,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "../name_hash.hpp"
+#include "../runtime/name_hash.hpp"
 
 namespace simasio::detail::interpose {
 

@@ -25,7 +25,7 @@
 namespace simasio::detail {
 // Adopts descriptor fd for a stream descriptor on ctx: one of the calling
 // process's standard streams (0, 1, 2 or a duplicate of one), else
-// escape_error naming the descriptor (src/stdio.cpp).
+// escape_error naming the descriptor (src/process/stdio.cpp).
 std::shared_ptr<process_stdio> adopt_stdio_descriptor(context_state& ctx, int fd, stdio_role& role);
 // Closes fd (a duplicate the descriptor owns; 0, 1 and 2 stay open, as
 // closing them would close the test program's own).

@@ -82,14 +82,14 @@ asio_memory_scope::fiber_switch::~fiber_switch() {
 }
 
 #if defined(SIMASIO_WITH_OPENSSL)
-bool install_ssl_hooks();  // src/ssl.cpp
+bool install_ssl_hooks();  // src/net/ssl.cpp
 #endif
 
 world_core::world_core(const world_options& opts)
     : opts_(opts),
       entropy_(opts.seed ^ 0x5851F42D4C957F2DULL) {
 #if defined(SIMASIO_WITH_OPENSSL)
-  install_ssl_hooks();  // OpenSSL's randomness and clock from the world (src/ssl.cpp)
+  install_ssl_hooks();  // OpenSSL's randomness and clock from the world (src/net/ssl.cpp)
 #endif
   if (opts_.record_tape) tape_.start_recording();
   if (opts_.replay_tape && opts_.fuzz_input)

@@ -14,8 +14,8 @@
 
 #include <boost/core/demangle.hpp>
 
-#include "check/isolation.hpp"
-#include "name_hash.hpp"
+#include "isolation.hpp"
+#include "../runtime/name_hash.hpp"
 
 #include <algorithm>
 #include <cctype>

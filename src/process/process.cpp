@@ -9,7 +9,7 @@
 // operation's completion, a timed event, a context running out of work)
 // and switches back. So the fiber never runs concurrently with a handler,
 // and a world that never spawns takes no path of this file.
-#include "asio_memory.hpp"
+#include "../runtime/asio_memory.hpp"
 #include "process_image.hpp"
 #include "process_state.hpp"
 
