@@ -113,17 +113,27 @@ bool same_open_file(int fd, int std_fd) noexcept {
 
 }  // namespace
 
-bool stdio_role_of(process_stdio& s, int fd, stdio_role& role) {
+bool process_stdio::known_role(int fd, stdio_role& role) const noexcept {
   if (fd >= 0 && fd <= 2) {
     role = static_cast<stdio_role>(fd);
     return true;
   }
-  for (const auto& [d, r] : s.dups) {
+  for (const auto& [d, r] : dups) {
     if (d == fd) {
       role = r;
       return true;
     }
   }
+  return false;
+}
+
+void process_stdio::forget_dup(int fd) noexcept {
+  const auto it = std::find_if(dups.begin(), dups.end(), [fd](const auto& d) { return d.first == fd; });
+  if (it != dups.end()) dups.erase(it);
+}
+
+bool stdio_role_of(process_stdio& s, int fd, stdio_role& role) {
+  if (s.known_role(fd, role)) return true;
   if (fd < 0) return false;
   for (int std_fd = 0; std_fd <= 2; ++std_fd) {
     if (same_open_file(fd, std_fd)) {
@@ -185,8 +195,7 @@ std::shared_ptr<process_stdio> adopt_stdio_descriptor(context_state& ctx, int fd
 
 void close_stdio_descriptor(process_stdio& s, int fd) noexcept {
   if (fd <= 2) return;  // the test program's own
-  const auto it = std::find_if(s.dups.begin(), s.dups.end(), [fd](const auto& d) { return d.first == fd; });
-  if (it != s.dups.end()) s.dups.erase(it);
+  s.forget_dup(fd);
   ::close(fd);
 }
 
@@ -267,18 +276,7 @@ std::shared_ptr<process_stdio> stdio_for(int fd, stdio_role& role) {
   world_core* core = running_core_tls;
   if (core == nullptr || fd < 0) return nullptr;
   std::shared_ptr<process_stdio> s = calling_stdio(*core);
-  if (!s) return nullptr;
-  if (fd <= 2) {
-    role = static_cast<stdio_role>(fd);
-    return s;
-  }
-  for (const auto& [d, r] : s->dups) {
-    if (d == fd) {
-      role = r;
-      return s;
-    }
-  }
-  return nullptr;
+  return s && s->known_role(fd, role) ? s : nullptr;
 }
 
 }  // namespace
@@ -334,10 +332,7 @@ void stdio_dup(int from, int to) noexcept {
 void stdio_close(int fd) noexcept {
   if (fd <= 2) return;
   stdio_role role{};
-  if (const std::shared_ptr<process_stdio> s = stdio_for(fd, role)) {
-    const auto it = std::find_if(s->dups.begin(), s->dups.end(), [fd](const auto& d) { return d.first == fd; });
-    if (it != s->dups.end()) s->dups.erase(it);
-  }
+  if (const std::shared_ptr<process_stdio> s = stdio_for(fd, role)) s->forget_dup(fd);
 }
 
 }  // namespace simasio::detail::interpose

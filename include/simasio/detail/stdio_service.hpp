@@ -61,6 +61,11 @@ struct process_stdio {
   std::vector<std::pair<int, stdio_role>> dups;  // real descriptors duplicated from 0, 1, 2 in the process
 
   std::size_t available() const noexcept { return in.size() - in_read; }
+  // fd's role without asking the kernel: 0, 1 and 2 themselves, or a
+  // recorded duplicate of one.
+  bool known_role(int fd, stdio_role& role) const noexcept;
+  // Forgets a recorded duplicate (its descriptor was closed).
+  void forget_dup(int fd) noexcept;
   // The scenario's side.
   void write_in(std::string_view data);
   void close_in();
