@@ -81,6 +81,12 @@ struct check_options {
   bool jobs_from_environment = true;       ///< SIMASIO_JOBS may set jobs (off in the Boost.Test glue)
   std::size_t max_trace_events = 100'000;  ///< trace artifacts keep at most the last this many events
   bool print = true;                       ///< print the failure lines on stderr
+  /// How the sweep shows itself on stderr: on a terminal (not under a CI
+  /// system's variables), a live line of seeds done, seeds/s, time left and
+  /// failures, then a one-line summary; elsewhere the summary alone, and only
+  /// when print is on. SIMASIO_PROGRESS=0 turns both off, =1 draws the live
+  /// line even off a terminal.
+  bool progress = true;
   /// Swarm testing: each seed draws its own fault mix (world_options::swarm,
   /// see fault_mix); SIMASIO_SWARM=1 or 0 overrides.
   bool swarm = false;
