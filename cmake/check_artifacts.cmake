@@ -61,7 +61,8 @@ if(CHROMIUM)
                   OUTPUT_VARIABLE dom ERROR_VARIABLE ignored RESULT_VARIABLE rc TIMEOUT 120)
   foreach(expected "class=\"lane\"" "class=\"message\"" "class=\"drop\"" "class=\"drop-reason\"" "class=\"duplicate\""
                    "class=\"fault\"" "<title>step "
-                   "class=\"crash\"" "class=\"restart\"" ">alice<" ">bob<" ">carol<" "class=\"time\"")
+                   "class=\"crash\"" "class=\"restart\"" ">alice<" ">bob<" ">carol<" "class=\"time\""
+                   "class=\"label\"" "id=\"failure-mark\"" "class=\"failure-banner\"")
     string(FIND "${dom}" "${expected}" at)
     if(at EQUAL -1)
       message(FATAL_ERROR "the rendered diagram has no ${expected} (chromium exit ${rc}):\n${dom}")

@@ -54,7 +54,8 @@ class basic_file : public file_base {
   explicit basic_file(ExecutionContext& context) : ex_(context.get_executor()) {
     init();
   }
-  /// Opens @p path with @p open_flags. @throws boost::system::system_error.
+  /// Opens @p path with @p open_flags.
+  /// @throws boost::system::system_error when the file cannot be opened.
   basic_file(const executor_type& ex, const char* path, file_base::flags open_flags) : ex_(ex) {
     init();
     open_or_release(path, open_flags);

@@ -213,7 +213,7 @@ inline void run_case(std::uint64_t seeds, void (*body)(simasio::world&)) {
 /// SIMASIO_SEED=N (or `-- --simasio-seed=N`) runs exactly seed N,
 /// SIMASIO_SEEDS=N sets how many, SIMASIO_TAPE replays a saved tape.
 /// Boost.Test decorators may follow the seed count, e.g.
-/// `*boost::unit_test::disabled() * boost::unit_test::label("slow")`.
+/// `*%boost::unit_test::disabled() * boost::unit_test::label("slow")`.
 /// (Dispatched on the argument count as Boost.Test's own macros are, so it
 /// is plain C++17 too: no __VA_OPT__.)
 #define SIMASIO_TEST_CASE(...) \

@@ -27,28 +27,50 @@ std::int64_t current_local_ns();
 /// @throws escape_error from now() when no simasio::world is alive on the
 /// calling thread.
 struct steady_clock {
+  /// The clock's ticks: nanoseconds, as virtual time counts them.
+  ///@{
   using duration = std::chrono::nanoseconds;
   using rep = duration::rep;
   using period = duration::period;
+  ///@}
+  /// A point of this clock's time: nanoseconds since world time 0, as the
+  /// reading host sees them.
   using time_point = std::chrono::time_point<steady_clock, duration>;
+  /// True, as for std::chrono::steady_clock: one host's view of time never
+  /// goes back unless host::set_clock changes it.
   static constexpr bool is_steady = true;
+  /// Virtual time now: the running handler's host's view of it (offset and
+  /// drift), or the world's own time in the test body.
+  /// @throws escape_error when no simasio::world is alive on the calling
+  /// thread.
   static time_point now() { return time_point(duration(detail::current_local_ns())); }
 };
 
 /// A wall clock that reads virtual time. World time 0 is
 /// 2020-01-01T00:00:00Z; host offsets and drift apply as for steady_clock.
 struct system_clock {
+  /// The clock's ticks: nanoseconds, as virtual time counts them.
+  ///@{
   using duration = std::chrono::nanoseconds;
   using rep = duration::rep;
   using period = duration::period;
+  ///@}
+  /// A point of this clock's time: nanoseconds since the Unix epoch.
   using time_point = std::chrono::time_point<system_clock, duration>;
+  /// False, as for std::chrono::system_clock.
   static constexpr bool is_steady = false;
   /// Unix time of world time 0.
   static constexpr std::chrono::seconds epoch{1'577'836'800};
+  /// Virtual wall-clock time now: epoch plus what steady_clock::now() reads.
+  /// @throws escape_error when no simasio::world is alive on the calling
+  /// thread.
   static time_point now() { return time_point(epoch + duration(detail::current_local_ns())); }
+  /// @p t as Unix time in whole seconds (truncated toward zero), as
+  /// std::chrono::system_clock::to_time_t.
   static std::time_t to_time_t(const time_point& t) noexcept {
     return static_cast<std::time_t>(std::chrono::duration_cast<std::chrono::seconds>(t.time_since_epoch()).count());
   }
+  /// The time point of Unix time @p t (seconds).
   static time_point from_time_t(std::time_t t) noexcept {
     return time_point(std::chrono::duration_cast<duration>(std::chrono::seconds(t)));
   }
@@ -105,6 +127,7 @@ using if_clock_counterparts = std::enable_if_t<clock_counterparts_v<A, B>, int>;
 /// timer's expiry() with std::chrono::steady_clock::now() compiles (Beast's
 /// http_server_fast does); the comparison means what it says only when the
 /// real clock reads virtual time too (simasio::interpose).
+///@{
 template <class C1, class D1, class C2, class D2, detail::if_clock_counterparts<C1, C2> = 0>
 constexpr bool operator==(const std::chrono::time_point<C1, D1>& a, const std::chrono::time_point<C2, D2>& b) {
   return a.time_since_epoch() == b.time_since_epoch();
@@ -135,6 +158,7 @@ constexpr auto operator<=>(const std::chrono::time_point<C1, D1>& a, const std::
   return a.time_since_epoch() <=> b.time_since_epoch();
 }
 #endif
+///@}
 
 }  // namespace simasio
 

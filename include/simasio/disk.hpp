@@ -41,7 +41,9 @@ struct disk_config {
   duration sync_max{std::chrono::milliseconds(5)};     ///< slowest sync
   /// Optional distributions replacing the uniform [min, max] of reads,
   /// writes and syncs; draw only from the rng given (the disk's latency stream).
+  ///@{
   std::function<duration(rng&)> read_latency, write_latency, sync_latency;
+  ///@}
   std::uint64_t iops = 0;       ///< operations the disk starts per second, 0 = unlimited
   std::uint64_t bandwidth = 0;  ///< bytes per second through the device, 0 = unlimited
   /// Bytes of file data the disk holds (sizes rounded up to sectors); a

@@ -29,6 +29,8 @@ enum sim_errors {
 /// The "simasio" error category.
 const boost::system::error_category& get_sim_category() noexcept;
 
+/// The error_code of @p e, in the "simasio" category: what a sim_errors
+/// value converts to (is_error_code_enum is specialised for it below).
 inline boost::system::error_code make_error_code(sim_errors e) noexcept {
   return {static_cast<int>(e), get_sim_category()};
 }
@@ -45,6 +47,9 @@ class escape_error : public std::logic_error {
 /// A world::always invariant did not hold after a step.
 class invariant_error : public std::runtime_error {
  public:
+  /// The failure of the invariant named @p name.
+  /// @param name the invariant's name, as given to world::always.
+  /// @param what the message what() returns.
   invariant_error(std::string name, const std::string& what)
       : std::runtime_error(what), name_(std::move(name)) {}
   /// The invariant's name, as given to world::always.
@@ -64,6 +69,11 @@ class runaway_error : public std::runtime_error {
 /// std::terminate, or a fatal signal it raised (world_options::abnormal_exits_fail).
 class abnormal_exit : public std::runtime_error {
  public:
+  /// The abnormal end of process @p process of host @p host.
+  /// @param what the message what() returns (what ended the process).
+  /// @param host the name of the host the process ran on.
+  /// @param process its process id (simasio::process::id()).
+  /// @param signal the signal that ended it.
   abnormal_exit(const std::string& what, std::string host, std::uint32_t process, int signal)
       : std::runtime_error(what), host_(std::move(host)), process_(process), signal_(signal) {}
   /// The host the process ran on.

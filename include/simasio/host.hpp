@@ -30,10 +30,13 @@ class host {
   host& operator=(const host&) = delete;
   ~host();
 
+  /// The host's name, unique in its world.
   const std::string& name() const noexcept { return state_.name; }
+  /// The address other hosts reach it at (on itself it is also 127.0.0.1).
   boost::asio::ip::address address() const noexcept { return address_; }
   /// Creation order in the world (0, 1, ...).
   std::uint32_t id() const noexcept { return state_.id; }
+  /// The world the host belongs to.
   world& get_world() noexcept { return *world_; }
 
   /// The host's default context (one thread), created on first use.
@@ -51,6 +54,8 @@ class host {
   /// Brings the host back up and runs the boot function again. Restarting
   /// a host that is up crashes its process first (a reboot).
   void restart();
+  /// True while the host runs: from its creation, and from each restart()
+  /// until the next crash().
   bool up() const noexcept { return state_.up; }
 
   /// Runs @p main as a simulated process of this host, on a stack of its

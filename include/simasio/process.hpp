@@ -32,6 +32,8 @@ class process {
  public:
   /// A handle to no process.
   process() = default;
+  /// A handle that reads @p s, the status the world keeps up to date as the
+  /// process runs and ends (host::spawn and host::spawn_main make these).
   explicit process(std::shared_ptr<const detail::process_status> s) noexcept : status_(std::move(s)) {}
 
   /// The process id: spawn order in its world (0, 1, ...).

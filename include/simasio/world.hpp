@@ -51,13 +51,24 @@ using non_deduced_t = typename non_deduced<T>::type;
 /// buggify site and disk family (see tape_stream).
 class world {
  public:
+  /// A world with default options but its seed; it becomes the thread's
+  /// current world.
+  /// @param seed the run's one seed (world_options::seed).
   explicit world(std::uint64_t seed = 0);
+  /// A world built from @p options; it becomes the thread's current world.
+  /// @param options every knob of the run, its seed among them.
+  /// @throws config_error if @p options cannot be used: replay_tape and
+  /// fuzz_input both set, a faults rate outside [0, 1] or a
+  /// faults.drift_ppb outside [0, 1e9), a strategy value that names no
+  /// strategy, or a pct_depth below 1 under strategy::pct.
   explicit world(world_options options);
   world(const world&) = delete;
   world& operator=(const world&) = delete;
   ~world();
 
+  /// The seed the world was built with.
   std::uint64_t seed() const noexcept { return core_->options().seed; }
+  /// The options the world was built from.
   const world_options& options() const noexcept { return core_->options(); }
 
   /// Adds a host at the next free address of 198.18.0.0/15 (RFC 2544's

@@ -106,11 +106,14 @@ struct fault_mix {
   /// A swarm mix drawn from @p r (each family: on with chance 1/2, then its
   /// rate). Every draw is polite when off, so shrinking turns families off.
   static fault_mix draw(rng& r);
+  /// Field-wise equality (and its negation).
+  ///@{
   friend bool operator==(const fault_mix& a, const fault_mix& b) noexcept {
     return a.loss == b.loss && a.duplicate == b.duplicate && a.partitions == b.partitions &&
            a.crashes == b.crashes && a.drift_ppb == b.drift_ppb && a.disk_faults == b.disk_faults;
   }
   friend bool operator!=(const fault_mix& a, const fault_mix& b) noexcept { return !(a == b); }
+  ///@}
 };
 
 /// Everything a world is built from. One seed decides every choice.

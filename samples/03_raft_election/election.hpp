@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <string>
@@ -50,7 +51,8 @@ class node : public std::enable_shared_from_this<node> {
  public:
   node(simasio::world& w, simasio::host& h, int id, std::vector<udp::endpoint> peers, history& hist, bool flawed)
       : world_(w), id_(id), peers_(std::move(peers)), history_(hist), flawed_(flawed),
-        socket_(h.context(), udp::endpoint(udp::v4(), port)), election_(h.context()), heartbeat_(h.context()) {}
+        socket_(h.context(), udp::endpoint(udp::v4(), port)), election_(h.context()), heartbeat_(h.context()),
+        log_(simasio::log::logger(h)) {}
 
   void start() {
     receive();
@@ -80,6 +82,7 @@ class node : public std::enable_shared_from_this<node> {
     ++term_;
     voted_for_ = id_;
     votes_ = 1;
+    log_->info("stands for term {}", term_);
     broadcast({kind::request_vote, static_cast<std::uint8_t>(id_), 0, term_});
     wait_for_election();
   }
@@ -97,6 +100,7 @@ class node : public std::enable_shared_from_this<node> {
         const bool may = flawed_ || voted_for_ == -1 || voted_for_ == m.from;
         const bool grant = m.term == term_ && may;
         if (grant) voted_for_ = m.from;
+        if (grant) log_->info("votes for n{} in term {}", m.from, term_);
         send(m.from, {kind::vote, static_cast<std::uint8_t>(id_), static_cast<std::uint8_t>(grant), term_});
         break;
       }
@@ -112,6 +116,7 @@ class node : public std::enable_shared_from_this<node> {
 
   void lead() {
     role_ = role::leader;
+    log_->info("leads term {}", term_);
     history_.elected(term_, id_);
     election_.cancel();
     beat();  // a new leader broadcasts at once, then every 50 ms
@@ -149,7 +154,19 @@ class node : public std::enable_shared_from_this<node> {
   std::uint64_t term_ = 0;
   int voted_for_ = -1;
   int votes_ = 0;
+  std::shared_ptr<spdlog::logger> log_;
 };
+
+// What a datagram says, for a failing seed's trace: "RequestVote term=3".
+inline std::string decode(const simasio::packet_view& p) {
+  if (p.payload.size() != sizeof(message)) return "";
+  message m;
+  std::memcpy(&m, p.payload.data(), sizeof m);
+  static const char* const names[] = {"RequestVote", "Vote", "Heartbeat"};
+  std::string out = std::string(names[static_cast<int>(m.type) % 3]) + " term=" + std::to_string(m.term);
+  if (m.type == kind::vote) out += m.granted ? " granted" : " refused";
+  return out;
+}
 
 // One seed: three nodes, three virtual seconds, the invariant every step.
 inline void election(simasio::world& w, bool flawed, history& hist) {
@@ -157,6 +174,7 @@ inline void election(simasio::world& w, bool flawed, history& hist) {
   link.min_latency = 1ms;
   link.max_latency = 20ms;
   w.net().configure(link);
+  w.net().describe_packets(decode);
   std::vector<simasio::host*> hosts;
   std::vector<udp::endpoint> peers;
   for (int i = 0; i < cluster; ++i) {

@@ -11,6 +11,7 @@
 #include <array>
 #include <chrono>
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <optional>
@@ -63,6 +64,21 @@ struct history {
   }
 };
 
+// What a segment says, for a failing seed's trace: a request to port 7000
+// ("RequestVote term=3"), a response from it ("granted term=3").
+inline std::string decode(const simasio::packet_view& p) {
+  if (p.kind != simasio::packet_kind::tcp_data || p.payload.size() != sizeof(request)) return "";
+  if (p.to_port == port) {
+    request r;
+    std::memcpy(&r, p.payload.data(), sizeof r);
+    return std::string(r.type == kind::request_vote ? "RequestVote" : "AppendEntries") + " term=" + std::to_string(r.term);
+  }
+  if (p.from_port != port) return "";
+  response r;
+  std::memcpy(&r, p.payload.data(), sizeof r);
+  return std::string(r.ok ? "ok" : "refused") + " term=" + std::to_string(r.term);
+}
+
 enum class role { follower, candidate, leader };
 
 class node : public std::enable_shared_from_this<node> {
@@ -70,7 +86,8 @@ class node : public std::enable_shared_from_this<node> {
   node(simasio::world& w, simasio::host& h, int id, std::vector<tcp::endpoint> peers, stable_store& disk,
        history& hist, bool flawed)
       : world_(w), id_(id), peers_(std::move(peers)), disk_(disk), history_(hist), flawed_(flawed),
-        acceptor_(h.context(), tcp::endpoint(tcp::v4(), port)), election_(h.context()), heartbeat_(h.context()) {}
+        acceptor_(h.context(), tcp::endpoint(tcp::v4(), port)), election_(h.context()), heartbeat_(h.context()),
+        log_(simasio::log::logger(h)) {}
 
   void start() {
     net::co_spawn(acceptor_.get_executor(), serve(shared_from_this()), net::detached);
@@ -178,6 +195,7 @@ class node : public std::enable_shared_from_this<node> {
     ++disk_.term;
     disk_.voted_for = id_;
     votes_ = 1;
+    log_->info("stands for term {}", disk_.term);
     for (int peer = 0; peer < cluster; ++peer)
       if (peer != id_) net::co_spawn(election_.get_executor(), ask_for_vote(shared_from_this(), peer, disk_.term), net::detached);
     wait_for_election();
@@ -185,6 +203,7 @@ class node : public std::enable_shared_from_this<node> {
 
   void lead() {
     role_ = role::leader;
+    log_->info("leads term {}", disk_.term);
     history_.elected(disk_.term, id_);
     election_.cancel();
     beat();  // at once, then every 50 ms
@@ -211,6 +230,7 @@ class node : public std::enable_shared_from_this<node> {
   net::steady_timer election_, heartbeat_;
   role role_ = role::follower;
   int votes_ = 0;
+  std::shared_ptr<spdlog::logger> log_;
 };
 
 // One seed. `chaos_log`, when given, receives what the chaos rounds did.
@@ -220,6 +240,7 @@ inline void chaos_run(simasio::world& w, bool flawed, history& hist, std::vector
   link.max_latency = 20ms;
   link.loss = 0.05;
   w.net().configure(link);
+  w.net().describe_packets(decode);
 
   std::vector<simasio::host*> hosts;
   std::vector<tcp::endpoint> peers;

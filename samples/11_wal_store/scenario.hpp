@@ -94,6 +94,7 @@ class store : public std::enable_shared_from_this<store> {
     if (created && v_.sync_directory) disk.sync_directory("/db");
     wal_end_ = decode(read_whole(wal_), map_);
     recovered = map_;
+    simasio::log::logger(host_)->info("recovered {} keys ({} bytes of log)", map_.size(), wal_end_);
     acceptor_.open(tcp::v4());
     acceptor_.set_option(tcp::acceptor::reuse_address(true));
     acceptor_.bind(tcp::endpoint(tcp::v4(), 7000));
@@ -141,12 +142,14 @@ class store : public std::enable_shared_from_this<store> {
       if (sync_ec) co_return false;
     }
     map_[key] = value;
+    simasio::log::logger(host_)->debug("put {} at log offset {}", key, at);
     if (++since_compaction_ == compact_every) compact();
     co_return true;
   }
 
   void compact() {
     since_compaction_ = 0;
+    simasio::log::logger(host_)->info("compacts {} keys into /db/snap", map_.size());
     {
       net::random_access_file tmp(host_.context(), "/db/snap.tmp",
                                   net::file_base::write_only | net::file_base::create | net::file_base::truncate);
@@ -217,6 +220,14 @@ inline net::awaitable<void> client(std::shared_ptr<client_state> st) {
 // drawn from the seed, and restarts 100 ms later.
 inline void scenario(simasio::world& w, variant v, bool narrate) {
   auto recovered = std::make_shared<std::map<std::string, std::string>>();
+  // The protocol is text lines: a segment's label shows them.
+  w.net().describe_packets([](const simasio::packet_view& p) {
+    std::string text(p.payload.data(), std::min<std::size_t>(p.payload.size(), 24));
+    while (!text.empty() && text.back() == '\n') text.pop_back();
+    for (char& c : text)
+      if (c == '\n') c = '|';
+    return text;
+  });
   auto& s = w.add_host("store");
   s.on_boot([v, recovered](simasio::host& h) { std::make_shared<store>(h, v)->start(*recovered); });
   auto st = std::make_shared<client_state>();

@@ -174,29 +174,29 @@ failure failure_of(run_outcome& failed, std::uint64_t seed, const check_options&
   return f;
 }
 
-// Shrinks f's run into a saved tape, or says in f why not.
-void shrink_into(failure& f, seed_runner& runner, const check_options& options, const settings& set,
-                 progress_line& progress, const std::string& name) {
+// Shrinks f's run into a saved tape (returned), or says in f why not.
+std::optional<saved_tape> shrink_into(failure& f, seed_runner& runner, const check_options& options,
+                                      const settings& set, progress_line& progress, const std::string& name) {
   if (!options.shrink) {
     f.not_shrunk = set.tape && !set.shrink_tape ? "a replayed tape is not shrunk again" : "shrinking is off";
-    return;
+    return std::nullopt;
   }
   if (f.type == "simasio::nondeterminism") {
     f.not_shrunk = "a nondeterministic run has no tape that replays it";
-    return;
+    return std::nullopt;
   }
   if (f.type == "simasio::runaway_error") {
     // Each try would run max_steps handlers again: minutes for nothing.
     f.not_shrunk = "a runaway is not shrunk (each try would run all " + std::to_string(options.world.max_steps) +
                    " steps again)";
-    return;
+    return std::nullopt;
   }
   auto s = shrink_failure(runner, options.world, f.seed, f.signature, options.fail_on_stall, options.shrink_budget,
                           &progress);
   progress.shrink_done();
   if (!s) {
     f.not_shrunk = "the failure did not come back the same when the seed ran again";
-    return;
+    return std::nullopt;
   }
   const std::string dir = artifacts_dir(options);
   std::error_code ec;
@@ -211,18 +211,27 @@ void shrink_into(failure& f, seed_runner& runner, const check_options& options, 
     std::fprintf(stderr, "%s\n", e.what());
     f.tape_path.clear();
   }
+  return std::move(s->tape);
 }
 
-// The failing seed once more, with its last events recorded (replay is
-// exact), into trace files; a long or runaway run keeps only the last
-// max_trace_events.
+// A run of req once more, with its last events recorded (replay is
+// exact): a long or runaway run keeps only the last max_trace_events.
+run_outcome recorded(seed_runner& runner, run_request req, const check_options& options) {
+  req.opts.record_trace = true;
+  req.opts.record_trace_limit = std::max<std::size_t>(options.max_trace_events, 1);
+  req.events = true;
+  return runner.run(req, true);
+}
+
+recorded_run as_recorded(std::string label, run_outcome&& o) {
+  return recorded_run{std::move(label), std::move(o.events), std::move(o.names), std::move(o.notes), o.omitted};
+}
+
+// The failing seed's trace files, its failure marked on the diagram; with
+// a shrunk tape, the page that puts the tape's run beside the seed's.
 void trace_into(failure& f, seed_runner& runner, const run_request& request, const check_options& options,
-                const std::string& name) {
-  run_request traced = request;
-  traced.opts.record_trace = true;
-  traced.opts.record_trace_limit = std::max<std::size_t>(options.max_trace_events, 1);
-  traced.events = true;
-  const run_outcome again = runner.run(traced, true);
+                const std::string& name, const std::optional<saved_tape>& shrunk) {
+  run_outcome again = recorded(runner, request, options);
   const std::string dir = artifacts_dir(options);
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
@@ -230,12 +239,48 @@ void trace_into(failure& f, seed_runner& runner, const run_request& request, con
   try {
     write_json_lines(base + ".jsonl", again.events, again.names, again.omitted);
     write_chrome_trace(base + ".json", again.events, again.names, again.omitted);
+    const trace_failure mark{f.step, f.time.count(), f.what};
     write_html_diagram(base + ".html", name + " seed " + std::to_string(f.seed) + ": " + f.what, again.events,
-                       again.names, again.omitted);
+                       again.names, again.omitted, again.notes, &mark);
     f.trace_path = base;
+    if (shrunk) {
+      run_request tape_run = request;
+      tape_run.opts.replay_tape = std::make_shared<const saved_tape>(*shrunk);
+      tape_run.opts.on_tape_mismatch = tape_mismatch::fail;
+      run_outcome small = recorded(runner, tape_run, options);
+      write_html_comparison(base + "-shrunk.compare.html",
+                            name + ": seed " + std::to_string(f.seed) + " beside its shrunk tape",
+                            as_recorded("seed " + std::to_string(f.seed), std::move(again)),
+                            as_recorded("shrunk tape", std::move(small)));
+      f.comparison_path = base + "-shrunk.compare.html";
+    }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s\n", e.what());
   }
+}
+
+// SIMASIO_COMPARE_SEED=m beside SIMASIO_SEED=n: both runs recorded, on one
+// page that marks where they part.
+void compare_seeds(seed_runner& runner, const check_options& options, std::uint64_t seed, std::uint64_t other,
+                   const std::string& name) {
+  auto run_of = [&](std::uint64_t s) {
+    return recorded(runner, run_request{options.world, s, options.fail_on_stall}, options);
+  };
+  const std::string dir = artifacts_dir(options);
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  const std::string path = dir + "/" + file_stem(name) + "-seed" + std::to_string(seed) + "-vs-seed" +
+                           std::to_string(other) + ".compare.html";
+  try {
+    write_html_comparison(path, name + ": seed " + std::to_string(seed) + " beside seed " + std::to_string(other),
+                          as_recorded("seed " + std::to_string(seed), run_of(seed)),
+                          as_recorded("seed " + std::to_string(other), run_of(other)));
+    std::fprintf(stderr, "simasio: compare: %s (seed %llu beside seed %llu: where they part)\n", path.c_str(),
+                 static_cast<unsigned long long>(seed), static_cast<unsigned long long>(other));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+  }
+  std::fflush(stderr);
 }
 
 void print(const check_options& options, const std::string& text) {
@@ -273,12 +318,15 @@ check_result check_with(const std::function<void(world&)>& scenario, check_optio
       print(options, "simasio: FAILED " + name + ": " + result.failure->what + "\nsimasio: rerun: " +
                          result.failure->replay + "\n");
     progress.summary(result.runs, std::nullopt);
+    if (set.compare_seed && set.seed) compare_seeds(runner, options, *set.seed, *set.compare_seed, name);
     return result;
   }
   const std::uint64_t seed = s.seeds()[s.failed_index()];
   failure f = failure_of(*s.failed(), seed, options, set);
-  shrink_into(f, runner, options, set, progress, name);
-  if (options.artifacts && f.type != "simasio::nondeterminism") trace_into(f, runner, s.request(seed), options, name);
+  const std::optional<saved_tape> shrunk = shrink_into(f, runner, options, set, progress, name);
+  if (options.artifacts && f.type != "simasio::nondeterminism")
+    trace_into(f, runner, s.request(seed), options, name, shrunk);
+  if (set.compare_seed) compare_seeds(runner, options, seed, *set.compare_seed, name);
   print(options, failure_report(f, name));
   progress.summary(result.runs, seed);
   result.failure = std::move(f);
@@ -330,6 +378,8 @@ std::string failure_report(const failure& f, const std::string& name) {
     out += "simasio: not shrunk: " + f.not_shrunk + "\n";
   if (!f.trace_path.empty())
     out += "simasio: trace: " + f.trace_path + ".json (Perfetto/Chrome) and " + f.trace_path + ".html (and .jsonl)\n";
+  if (!f.comparison_path.empty())
+    out += "simasio: compare: " + f.comparison_path + " (the shrunk tape's run beside the seed's: where they part)\n";
   if (!f.log.empty()) {
     out += "simasio: log of seed " + std::to_string(f.seed) + " (last " + std::to_string(f.log.size()) + " lines):\n";
     for (const std::string& line : f.log) out += "  " + line + "\n";

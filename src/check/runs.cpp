@@ -34,6 +34,7 @@ void keep_records(world& w, const run_request& req, run_outcome& out) {
     out.omitted = w.events().events_omitted() + (all.size() - keep);
     out.names.clear();
     for (host* h : w.hosts()) out.names.push_back(h->name());
+    out.notes = w.events().annotations();
   }
   if (req.tape) out.tape = w.tape().recorded(w.options().seed);
   out.reached = w.reachability();
@@ -80,6 +81,21 @@ run_outcome decode(const std::string& bytes) {
   if (!o.hashes.empty()) std::memcpy(o.hashes.data(), hashes.data(), o.hashes.size() * sizeof(std::uint64_t));
   for (std::uint64_t n = count(); n > 0 && r.ok(); --n) o.names.push_back(r.str());
   o.omitted = r.u64();
+  for (std::uint64_t n = count(); n > 0 && r.ok(); --n) {
+    trace_annotations::packet_label p;
+    p.packet = r.u64();
+    p.text = r.str();
+    o.notes.packets.push_back(std::move(p));
+  }
+  for (std::uint64_t n = count(); n > 0 && r.ok(); --n) {
+    trace_annotations::log_line l;
+    l.step = r.u64();
+    l.time_ns = static_cast<std::int64_t>(r.u64());
+    l.host = static_cast<std::uint32_t>(r.u64());
+    l.level = r.str();
+    l.text = r.str();
+    o.notes.logs.push_back(std::move(l));
+  }
   const std::string tape = r.str();
   if (!tape.empty()) o.tape = parse_tape(tape, "a seed's process");
   if (failed) o.error = std::make_exception_ptr(isolated_failure(o.what));
@@ -116,6 +132,19 @@ std::string encode(const run_outcome& o) {
   w.u64(o.names.size());
   for (const auto& n : o.names) w.str(n);
   w.u64(o.omitted);
+  w.u64(o.notes.packets.size());
+  for (const auto& p : o.notes.packets) {
+    w.u64(p.packet);
+    w.str(p.text);
+  }
+  w.u64(o.notes.logs.size());
+  for (const auto& l : o.notes.logs) {
+    w.u64(l.step);
+    w.u64(static_cast<std::uint64_t>(l.time_ns));
+    w.u64(l.host);
+    w.str(l.level);
+    w.str(l.text);
+  }
   w.str(o.tape.streams.empty() && !o.tape.positional ? std::string() : format_tape(o.tape));
   return w.bytes();
 }

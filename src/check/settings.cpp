@@ -154,6 +154,10 @@ settings read_settings(check_options& options) {
   settings out;
   detail::env_log_level();  // a bad level is an error now, not in the first seed's world
   out.seed = detail::env_u64("SIMASIO_SEED");
+  out.compare_seed = detail::env_u64("SIMASIO_COMPARE_SEED");
+  if (out.compare_seed && !out.seed)
+    throw config_error("simasio: SIMASIO_COMPARE_SEED is set but SIMASIO_SEED is not: it puts one seed's run beside "
+                       "another's; set SIMASIO_SEED=n too (the seed to compare with)");
   if (const auto n = detail::env_in_range("SIMASIO_SEEDS", 1, UINT64_MAX, "how many seeds the sweep runs"))
     options.seeds = *n;
   if (const auto jobs = detail::env_in_range("SIMASIO_JOBS", 1, 1024, "worker threads")) {

@@ -58,6 +58,7 @@ struct run_outcome {
   std::vector<trace_event> events;
   std::vector<std::uint64_t> hashes;  // the rolling hash after each of events
   std::vector<std::string> names;
+  trace_annotations notes;  // packet labels and log lines of a recorded run
   std::uint64_t omitted = 0;
   saved_tape tape;
 };
@@ -132,6 +133,7 @@ struct settings {
   shard_spec shard;
   bool shrink_tape = false;           // the tape is a fuzzer's find: shrink it as a seed's run would be
   bool reachability = true;           // fail a sweep in which a sometimes-condition never held
+  std::optional<std::uint64_t> compare_seed;  // SIMASIO_COMPARE_SEED: a seed to put beside SIMASIO_SEED's
   // SIMASIO_JOBS where check_options::jobs_from_environment is off (the
   // Boost.Test glue, whose assertions are not thread-safe): isolated seeds
   // run in processes of their own, where the glue may use it.

@@ -323,8 +323,26 @@ packet* link_layer::reply_to(const packet& p, packet::type t) {
   return r;
 }
 
+std::string link_layer::label(const wire_view& w) {
+  std::string out = to_string(w.kind);
+  out += " " + std::to_string(w.from->port) + "->" + std::to_string(w.to->port);
+  if (!w.payload.empty()) out += " " + std::to_string(w.payload.size()) + " B";
+  if (decoder) {
+    const packet_view view{w.kind, hosts_[w.from_host].state->name,
+                           w.to_host < hosts_.size() ? std::string_view(hosts_[w.to_host].state->name) : std::string_view(),
+                           w.from->address, w.to->address, w.from->port, w.to->port, w.payload};
+    if (std::string said = decoder(view); !said.empty()) out += ": " + said;
+  }
+  return out;
+}
+
+void link_layer::record_send(packet* p, std::uint32_t to) {
+  record(event_kind::net_send, p->from_host, p->seq, to);
+  if (core_.events().recording_all()) SIMASIO_UNLIKELY core_.events().label_packet(p->seq, label(p->facts()));
+}
+
 void link_layer::send(packet* p) {
-  record(event_kind::net_send, p->from_host, p->seq, p->to_host);
+  record_send(p, p->to_host);
   const judgement j = judge(p->facts());
   switch (j.act) {
     case verdict::action::drop:

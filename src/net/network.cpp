@@ -73,6 +73,8 @@ rule_guard network::add_rule(fault_rule rule) {
   return rule_guard(net_->link().add_rule(std::move(rule)));
 }
 
+void network::describe_packets(packet_decoder decoder) { net_->link().decoder = std::move(decoder); }
+
 void network::set_tcp_user_timeout(duration d) {
   if (d <= duration::zero())
     throw config_error("simasio: network::set_tcp_user_timeout(" + detail::format_time(d) +

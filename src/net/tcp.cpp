@@ -504,7 +504,7 @@ void tcp_layer::transmit(tcp_connection& c, int side) {
       p->fin = true;
       ch.fin_queued = false;
     }
-    link_.record(event_kind::net_send, from, p->seq, to);
+    link_.record_send(p, to);
     // Strictly after the previous segment: events due at one instant are
     // released in seed order, which must not reorder a stream.
     const duration sent_at = link_.on_wire(from, to, cfg, p->data.size() + 40);

@@ -41,6 +41,13 @@ class virtual_time_sink final : public spdlog::sinks::base_sink<spdlog::details:
     stamped.time = std::chrono::system_clock::time_point(std::chrono::duration_cast<std::chrono::system_clock::duration>(
         system_clock::epoch + std::chrono::nanoseconds(simasio::detail::host_local_ns(*core_, h))));
     if (h != nullptr && stamped.logger_name.size() == 0) stamped.logger_name = h->name;
+    // A failing seed's replay keeps its lines for the trace's timeline too.
+    if (core_->events().recording_all()) SIMASIO_UNLIKELY {
+      const auto level = spdlog::level::to_string_view(msg.level);
+      core_->events().keep_log({core_->steps(), core_->now().count(), h != nullptr ? h->id : no_host,
+                                std::string(level.data(), level.size()),
+                                std::string(msg.payload.data(), msg.payload.size())});
+    }
     target_->log(stamped);
   }
   void flush_() override { target_->flush(); }

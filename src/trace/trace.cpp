@@ -130,6 +130,28 @@ void trace::keep(const trace_event& e) {
   }
 }
 
+namespace {
+// Keeps a list of notes within keep_last as the events are (the oldest go;
+// under keep_first the newest are not taken).
+template <class T>
+void bounded_push(std::vector<T>& v, T item, std::size_t keep, bool keep_first) {
+  if (keep_first) {
+    if (v.size() < keep) v.push_back(std::move(item));
+    return;
+  }
+  v.push_back(std::move(item));
+  if (v.size() >= 2 * keep) v.erase(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() - keep));
+}
+}  // namespace
+
+void trace::label_packet(std::uint64_t packet, std::string text) {
+  if (full_) bounded_push(notes_.packets, trace_annotations::packet_label{packet, std::move(text)}, keep_, keep_first_);
+}
+
+void trace::keep_log(trace_annotations::log_line line) {
+  if (full_) bounded_push(notes_.logs, std::move(line), keep_, keep_first_);
+}
+
 std::uint64_t trace::hash_bytes(const void* p, std::size_t n, std::uint64_t seed) noexcept {
   const auto* b = static_cast<const unsigned char*>(p);
   std::uint64_t h = fold(seed, n);

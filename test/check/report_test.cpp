@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <memory>
 #include <set>
 #include <string>
@@ -287,6 +288,98 @@ BOOST_AUTO_TEST_CASE(replaying_a_tape_prints_a_line_that_replays_the_tape_by_its
   BOOST_TEST(again.failure->replay.find("SIMASIO_SEED") == std::string::npos, again.failure->replay);
   // The program by an absolute path: the line works from any directory.
   BOOST_TEST(again.failure->replay.substr(expected.size(), 1) == "/", again.failure->replay);
+}
+
+// Two hosts exchange a datagram a seed draws; seed 3 fails. The scenario
+// logs and installs a decoder: the trace page shows both.
+void labelled_exchange(simasio::world& w) {
+  auto& a = w.add_host("alice");
+  auto& b = w.add_host("bob");
+  w.net().describe_packets([](const simasio::packet_view& p) {
+    return "Greeting " + std::string(p.payload.data(), p.payload.size());
+  });
+  using boost::asio::ip::udp;
+  simasio::ip::udp::socket rx(b.context(), udp::endpoint(udp::v4(), 9000));
+  simasio::ip::udp::socket tx(a.context(), udp::endpoint(udp::v4(), 0));
+  const std::string text = "n=" + std::to_string(w.random().below(100));
+  char buf[32];
+  rx.async_receive(boost::asio::buffer(buf), [&](boost::system::error_code, std::size_t) {
+    simasio::log::logger(b)->info("got the greeting");
+  });
+  tx.async_send_to(boost::asio::buffer(text), udp::endpoint(b.address(), 9000), [](auto, auto) {});
+  w.run();
+  if (w.seed() == 3) throw std::runtime_error("seed 3 fails");
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+BOOST_AUTO_TEST_CASE(the_trace_page_labels_packets_shows_logs_and_marks_the_failure) {
+  const std::string dir = temp_dir("simasio-trace-page");
+  auto opts = quiet(10);
+  opts.name = "labelled";
+  opts.artifacts_dir = dir;
+  const auto r = simasio::check(labelled_exchange, opts);
+  BOOST_REQUIRE(!r.ok());
+  BOOST_REQUIRE(!r.failure->trace_path.empty());
+  const std::string page = read_file(r.failure->trace_path + ".html");
+  BOOST_TEST(page.find(R"("udp )") != std::string::npos);
+  BOOST_TEST(page.find("B: Greeting n=") != std::string::npos);        // the decoder's words on the label
+  BOOST_TEST(page.find(R"("info","got the greeting")") != std::string::npos);  // the log line, at its instant
+  BOOST_TEST(page.find(R"(const failure = {"step":)") != std::string::npos);
+  BOOST_TEST(page.find("seed 3 fails") != std::string::npos);
+  // The shrunk tape's run beside the seed's.
+  BOOST_REQUIRE(!r.failure->comparison_path.empty());
+  const std::string compare = read_file(r.failure->comparison_path);
+  BOOST_TEST(compare.find("shrunk tape") != std::string::npos);
+  BOOST_TEST(simasio::failure_report(*r.failure, "labelled").find("simasio: compare: " + r.failure->comparison_path) !=
+             std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(labels_and_logs_leave_the_trace_hash_alone) {
+  // A recorded run (with its labels and log lines) hashes as an unrecorded one.
+  for (std::uint64_t seed = 0; seed < 20; ++seed) {
+    simasio::world_options plain;
+    plain.seed = seed;
+    simasio::world_options recorded = plain;
+    recorded.record_trace = true;
+    std::uint64_t hashes[2] = {0, 0};
+    int i = 0;
+    for (const auto& o : {plain, recorded}) {
+      simasio::world w(o);
+      try {
+        labelled_exchange(w);
+      } catch (const std::runtime_error&) {
+      }
+      hashes[i++] = w.trace_hash();
+      if (o.record_trace) BOOST_TEST(!w.events().annotations().packets.empty());
+    }
+    BOOST_TEST(hashes[0] == hashes[1], "seed " << seed);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_seed_is_put_beside_another_on_request) {
+  const std::string dir = temp_dir("simasio-compare-seeds");
+  simasio_test::scoped_env seed("SIMASIO_SEED", "4");
+  simasio_test::scoped_env other("SIMASIO_COMPARE_SEED", "5");
+  auto opts = quiet(10);
+  opts.name = "labelled";
+  opts.artifacts_dir = dir;
+  const auto r = simasio::check(labelled_exchange, opts);
+  BOOST_TEST(r.ok());
+  const std::string compare = read_file(dir + "/labelled-seed4-vs-seed5.compare.html");
+  BOOST_TEST(compare.find(R"(const names = ["seed 4","seed 5"])") != std::string::npos);
+  BOOST_TEST(compare.find("Greeting n=") != std::string::npos);
+  {
+    simasio_test::scoped_env no_seed("SIMASIO_SEED", nullptr);
+    BOOST_CHECK_EXCEPTION(simasio::check(labelled_exchange, opts), simasio::config_error,
+                          [](const simasio::config_error& e) {
+                            return std::string(e.what()).find("SIMASIO_COMPARE_SEED is set but SIMASIO_SEED") !=
+                                   std::string::npos;
+                          });
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

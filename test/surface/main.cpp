@@ -4,7 +4,7 @@
 // each probe is a call (or a name) written with Asio's parameter types, and
 // must compile on simasio's type wherever it compiles on Asio's.
 //
-//   simasio_asio_surface [--exceptions FILE] [--readme README.md] [--verbose]
+//   simasio_asio_surface [--exceptions FILE] [--readme docs/reference/asio-audit.md] [--verbose]
 //
 // Fails when a member is missing and not in FILE (the deliberate
 // exceptions, each with its reason: "refused:" for a member declared with a
@@ -127,7 +127,7 @@ int main(int argc, char** argv) {
     } else if (a == "--verbose") {
       verbose = true;
     } else {
-      std::fprintf(stderr, "usage: %s [--exceptions FILE] [--readme README.md] [--verbose]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--exceptions FILE] [--readme docs/reference/asio-audit.md] [--verbose]\n", argv[0]);
       return 2;
     }
   }
@@ -178,7 +178,7 @@ int main(int argc, char** argv) {
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     for (const auto& [key, why] : exceptions) {
       if (text.find("`" + key + "`") == std::string::npos) {
-        std::printf("NOT IN THE README's exceptions table: `%s`\n", key.c_str());
+        std::printf("NOT IN THE DOCS' exceptions table (docs/reference/asio-audit.md): `%s`\n", key.c_str());
         ++missing;
       }
     }

@@ -97,10 +97,15 @@ struct check_options {
 
 /// The first failing seed of a sweep.
 struct failure {
-  std::uint64_t seed = 0;
+  std::uint64_t seed = 0;  ///< the failing seed
   std::string what;    ///< the exception's what() (or the invariant's message)
   std::string replay;  ///< the one pasteable line that reruns exactly this seed
+  /// Artifacts under check_options::artifacts_dir, empty when none was
+  /// written: tape_path is the shrunk choice tape, trace_path the trace
+  /// files' path without their extensions (.jsonl, .json, .html).
+  ///@{
   std::string tape_path, trace_path;
+  ///@}
   duration time{0};        ///< virtual time of the failure
   std::uint64_t step = 0;  ///< handlers run before the failure
   std::string type;        ///< the exception's type, demangled
@@ -110,6 +115,9 @@ struct failure {
   std::vector<std::string> log;        ///< the failing run's last log lines (simasio::log)
   std::string signature;               ///< what shrinking keeps equal: type, and message with numbers masked
   std::string not_shrunk;              ///< why the failure was not shrunk, when it was not
+  /// The page that puts the shrunk tape's run beside the seed's, event by
+  /// event, and marks where they part ("" when there is none).
+  std::string comparison_path;
   std::string faults;                  ///< swarm testing: the seed's drawn fault mix (fault_mix::describe)
 };
 
@@ -118,9 +126,13 @@ struct failure {
 /// so times, steps and counts that shrinking changes do not matter.
 std::string failure_signature(const std::string& type, const std::string& what);
 
+/// What check() found.
 struct check_result {
+  /// How many of this process's seeds (its shard's) the sweep counts: in
+  /// seed order, those up to and including the failing one; all of them
+  /// when none failed.
   std::uint64_t runs = 0;
-  std::optional<simasio::failure> failure;
+  std::optional<simasio::failure> failure;  ///< the first failing seed, if one failed
   /// For each declared world::sometimes condition: in how many runs it held.
   std::map<std::string, std::uint64_t> reached;
   /// Each seed that ran and its world's trace_hash(), in seed order (up to
@@ -130,6 +142,7 @@ struct check_result {
   bool isolated = false;
   /// What the seeds counted with simasio::count_in_run, summed over the runs.
   std::map<std::string, std::uint64_t> counts;
+  /// True when no seed failed.
   bool ok() const noexcept { return !failure.has_value(); }
 };
 
@@ -138,7 +151,11 @@ struct check_result {
 /// (std::rethrow_if_nested).
 class scenario_failure : public std::runtime_error {
  public:
+  /// The failure of the replayed run of @p seed.
+  /// @param what the message what() returns.
+  /// @param seed the seed that ran.
   scenario_failure(const std::string& what, std::uint64_t seed) : std::runtime_error(what), seed_(seed) {}
+  /// The seed whose run failed.
   std::uint64_t seed() const noexcept { return seed_; }
 
  private:

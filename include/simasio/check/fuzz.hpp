@@ -69,7 +69,7 @@ std::optional<failure> fuzz_run(const std::uint8_t* data, std::size_t size,
 
 /// libFuzzer's LLVMFuzzerTestOneInput: fuzz_run, then on a failure a line
 /// saying which execution of this process it was, and std::abort() (so
-/// libFuzzer stops and keeps the input as crash-<sha1>). The empty input,
+/// libFuzzer stops and keeps the input as `crash-<sha1>`). The empty input,
 /// which libFuzzer runs first as a probe whatever the corpus, runs nothing
 /// (fuzz_run runs it as seed 0).
 int fuzz_one_input(const std::uint8_t* data, std::size_t size, const std::function<void(world&)>& scenario,

@@ -17,8 +17,8 @@ namespace simasio {
 /// One operation of a history: who invoked what, when, and what came back.
 template <class Input, class Output>
 struct history_operation {
-  std::uint32_t client = 0;
-  Input input{};
+  std::uint32_t client = 0;  ///< who invoked it (numbered as the caller chooses)
+  Input input{};             ///< what the client asked
   /// What the client got; empty while pending and for an indeterminate
   /// operation (a timeout: it may or may not have taken effect).
   std::optional<Output> output;
@@ -26,7 +26,9 @@ struct history_operation {
   /// World time of the response; never_returned for a pending or
   /// indeterminate operation.
   std::int64_t return_ns = never_returned;
+  /// Timed out (history::timeout): it may or may not have taken effect.
   bool indeterminate = false;
+  /// The return_ns of an operation that has not returned (the latest time).
   static constexpr std::int64_t never_returned = std::numeric_limits<std::int64_t>::max();
 };
 
@@ -44,11 +46,16 @@ struct history_operation {
 template <class Input, class Output>
 class history {
  public:
+  /// One recorded operation.
   using operation = history_operation<Input, Output>;
+  /// An operation's number: its index in operations(), from 0.
   using id = std::size_t;
 
   /// A client invokes an operation now. @returns its id.
+  /// @throws usage_error when no simasio::world is alive on this thread.
   id invoke(std::uint32_t client, Input input) { return invoke(client, std::move(input), now_ns()); }
+  /// Client @p client invoked @p input at world time @p at_ns
+  /// (nanoseconds, as world::now().count()). @returns its id.
   id invoke(std::uint32_t client, Input input, std::int64_t at_ns) {
     operation op;
     op.client = client;
@@ -58,7 +65,12 @@ class history {
     return ops_.size() - 1;
   }
   /// Operation @p op returned @p output now.
+  /// @throws usage_error if @p op was never invoked, or no simasio::world
+  /// is alive on this thread.
   void complete(id op, Output output) { complete(op, std::move(output), now_ns()); }
+  /// Operation @p op returned @p output at world time @p at_ns
+  /// (nanoseconds; a time before its invocation counts as its invocation's).
+  /// @throws usage_error if @p op was never invoked.
   void complete(id op, Output output, std::int64_t at_ns) {
     operation& o = at(op);
     o.output = std::move(output);
@@ -66,6 +78,7 @@ class history {
   }
   /// Operation @p op timed out or failed in a way that says nothing about
   /// whether it took effect: it may have, at any moment after its invocation.
+  /// @throws usage_error if @p op was never invoked.
   void timeout(id op) {
     operation& o = at(op);
     o.indeterminate = true;
@@ -73,8 +86,11 @@ class history {
     o.return_ns = operation::never_returned;
   }
 
+  /// Every operation invoked so far, indexed by id.
   const std::vector<operation>& operations() const noexcept { return ops_; }
+  /// How many operations were invoked.
   std::size_t size() const noexcept { return ops_.size(); }
+  /// Forgets every operation; ids start again from 0.
   void clear() noexcept { ops_.clear(); }
 
  private:

@@ -23,7 +23,7 @@ namespace simasio {
 
 /// What check_linearizable found.
 struct linearizability_result {
-  bool ok = true;
+  bool ok = true;  ///< false when the history is not linearizable
   /// False when the search gave up (linearizability_options::max_steps)
   /// before deciding; ok is then true and says nothing.
   bool decided = true;
@@ -36,9 +36,11 @@ struct linearizability_result {
   std::size_t culprit = 0;
   /// The window, one operation a line: client, input, output, times.
   std::string explanation;
+  /// ok.
   explicit operator bool() const noexcept { return ok; }
 };
 
+/// How check_linearizable searches.
 struct linearizability_options {
   /// Search steps per partition before giving up (decided = false).
   std::uint64_t max_steps = 100'000'000;

@@ -47,11 +47,17 @@ enum class fairness { weak, strong };
 template <class State>
 class model {
  public:
+  /// An action's effect: the states one step of it leads to from a state
+  /// (none: the action is not enabled there).
   using successors = std::function<std::vector<State>(const State&)>;
+  /// A condition on a state: an invariant, a goal, or final_states.
   using predicate = std::function<bool(const State&)>;
 
+  /// A model with nothing in it yet.
+  /// @param name the model's name, shown in failures and reports.
   explicit model(std::string name) : name_(std::move(name)) {}
 
+  /// Adds @p s to the initial states (check_model needs at least one).
   model& initial(State s) {
     initial_.push_back(std::move(s));
     return *this;
@@ -86,15 +92,28 @@ class model {
     return *this;
   }
 
+  /// The model's name.
   const std::string& name() const noexcept { return name_; }
+  /// The initial states, in the order given.
   const std::vector<State>& initial_states() const noexcept { return initial_; }
+  /// How many actions there are; they are numbered from 0 in the order added.
   std::size_t action_count() const noexcept { return actions_.size(); }
+  /// The name of action @p a.
+  /// @throws std::out_of_range if @p a is not below action_count().
   const std::string& action_name(std::size_t a) const { return actions_.at(a).name; }
+  /// The fairness of action @p a.
+  /// @throws std::out_of_range if @p a is not below action_count().
   fairness action_fairness(std::size_t a) const { return actions_.at(a).fair; }
+  /// The states action @p a (below action_count(), unchecked) leads to from
+  /// @p s; empty when it is not enabled there.
   std::vector<State> next(std::size_t a, const State& s) const { return actions_[a].next(s); }
+  /// True if @p s is a proper end (final_states); false without final_states.
   bool is_final(const State& s) const { return final_ && final_(s); }
+  /// @p s as the describe function shows it, "(a state)" without one.
   std::string show(const State& s) const { return describe_ ? describe_(s) : std::string("(a state)"); }
+  /// The invariants, as (name, predicate) pairs in the order added.
   const std::vector<std::pair<std::string, predicate>>& invariants() const noexcept { return invariants_; }
+  /// The liveness goals, as (name, predicate) pairs in the order added.
   const std::vector<std::pair<std::string, predicate>>& goals() const noexcept { return goals_; }
 
   /// The name of an action that leads from @p from to @p to, if any.
@@ -120,6 +139,7 @@ class model {
   std::function<std::string(const State&)> describe_;
 };
 
+/// Bounds on check_model's exploration.
 struct model_options {
   std::size_t max_states = 1'000'000;                             ///< stop exploring beyond this many states
   std::size_t max_depth = std::numeric_limits<std::size_t>::max();  ///< stop beyond this many steps from an initial state
@@ -128,13 +148,13 @@ struct model_options {
 /// One step of a counterexample: the action taken (empty for an initial
 /// state) and the state it led to.
 struct model_step {
-  std::string action;
-  std::string state;
+  std::string action;  ///< the action's name; empty for an initial state
+  std::string state;   ///< the state, as model::show gives it
 };
 
 /// What check_model found.
 struct model_result {
-  bool ok = true;
+  bool ok = true;  ///< false when a violation was found
   /// False when a bound stopped exploration: ok then speaks only of the
   /// states explored, and liveness was not checked.
   bool complete = true;
@@ -147,6 +167,8 @@ struct model_result {
   /// for liveness, that path to a cycle, then the cycle (from cycle_start),
   /// which a weakly fair behaviour can repeat for ever without the goal.
   std::vector<model_step> trace;
+  /// Liveness: the index in trace of the cycle's first state (the cycle
+  /// ends back in it); trace.size() when the behaviour stops.
   std::size_t cycle_start = 0;
   /// Liveness: the behaviour stops (no action enabled) short of the goal;
   /// the trace has no cycle then.
@@ -164,6 +186,7 @@ struct model_result {
     if (stops) out += "  -- and no action is enabled there\n";
     return out;
   }
+  /// ok.
   explicit operator bool() const noexcept { return ok; }
 };
 

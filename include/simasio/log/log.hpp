@@ -21,7 +21,7 @@ namespace simasio::log {
 ///
 /// During a run, lines go to a bounded ring kept per world (the last
 /// `ring_lines`); check() prints the ring of a failing seed only. With
-/// SIMASIO_LOG=<level> (trace, debug, info, warn, error, critical, off) they
+/// `SIMASIO_LOG=<level>` (trace, debug, info, warn, error, critical, off) they
 /// stream to stderr instead, from that level up.
 /// @code
 /// simasio::log::logger(host)->info("elected leader of term {}", term);

@@ -66,6 +66,15 @@ class network {
   /// leave it installed for the world's life).
   /// @throws config_error if @p rule is empty.
   rule_guard add_rule(fault_rule rule);
+  /// Installs @p decoder to label packets in a failing seed's trace: each
+  /// arrow of the HTML diagram (and each packet of the JSON lines) shows
+  /// the packet's kind, ports and bytes, then what @p decoder returns for
+  /// it ("RequestVote term=3"; "" adds nothing). It runs only while a
+  /// run records its whole trace (the replay that writes a failure's
+  /// artifacts), never in a sweep's runs, and decides nothing: it must not
+  /// draw from the world or touch its objects. A later call replaces it;
+  /// an empty one removes it.
+  void describe_packets(packet_decoder decoder);
   /// How long unacknowledged TCP data is retransmitted before the
   /// connection fails with timed_out. By default a connection gives up at
   /// the first retransmission after 15 minutes (about 924 s, as Linux's

@@ -34,13 +34,16 @@ bool purpose_of_stream(std::string_view key, choice_purpose& out) noexcept;
 
 /// One recorded draw: its purpose, its bound, and the value in [0, bound).
 struct choice {
-  choice_purpose purpose = choice_purpose::scheduler;
-  std::uint64_t bound = 0;
-  std::uint64_t value = 0;
+  choice_purpose purpose = choice_purpose::scheduler;  ///< the family of the stream that drew it
+  std::uint64_t bound = 0;                            ///< the draw was below this
+  std::uint64_t value = 0;                            ///< what it drew, in [0, bound)
+  /// Field-wise equality (and its negation).
+  ///@{
   friend bool operator==(const choice& a, const choice& b) noexcept {
     return a.purpose == b.purpose && a.bound == b.bound && a.value == b.value;
   }
   friend bool operator!=(const choice& a, const choice& b) noexcept { return !(a == b); }
+  ///@}
 };
 
 /// One stream's draws, in the order the stream made them.
@@ -63,16 +66,19 @@ struct choice {
 /// stream: shrinking works even with background traffic.
 struct tape_stream {
   std::string key;  ///< the stream's name; "" in a format-1 tape (every draw, in order)
-  std::vector<choice> choices;
+  std::vector<choice> choices;  ///< the stream's draws, in order
+  /// Field-wise equality (and its negation).
+  ///@{
   friend bool operator==(const tape_stream& a, const tape_stream& b) { return a.key == b.key && a.choices == b.choices; }
   friend bool operator!=(const tape_stream& a, const tape_stream& b) { return !(a == b); }
+  ///@}
 };
 
 /// A tape as saved: the seed it belongs to and each stream's draws, streams
 /// in the order they first drew.
 struct saved_tape {
-  std::uint64_t seed = 0;
-  std::vector<tape_stream> streams;
+  std::uint64_t seed = 0;            ///< the seed of the run that drew it
+  std::vector<tape_stream> streams;  ///< each stream's section, in the order the streams first drew
   /// A format-1 tape: one positional stream (key "") answering every draw
   /// in order, whatever stream makes it, as simasio 0.x recorded them.
   bool positional = false;
@@ -83,10 +89,13 @@ struct saved_tape {
   std::uint64_t deviations() const noexcept;
   /// The section of @p key, or null.
   const tape_stream* find(std::string_view key) const noexcept;
+  /// Field-wise equality (and its negation).
+  ///@{
   friend bool operator==(const saved_tape& a, const saved_tape& b) {
     return a.seed == b.seed && a.streams == b.streams && a.positional == b.positional;
   }
   friend bool operator!=(const saved_tape& a, const saved_tape& b) { return !(a == b); }
+  ///@}
 };
 
 /// What replay does when the program asks for a draw its stream's section
@@ -121,7 +130,12 @@ class choice_tape {
   /// Answer draws from @p tape: each stream from its section, in order (a
   /// positional tape: every draw from its one section, in order). Past a
   /// section's end, draws are polite (0), which is how a shrunk tape ends.
+  /// @param tape the tape to replay.
+  /// @param on_mismatch what happens when the program asks for a draw that
+  /// its stream's section does not hold at that position.
+  /// @throws usage_error if @p tape is null.
   void start_replay(std::shared_ptr<const saved_tape> tape, tape_mismatch on_mismatch = tape_mismatch::fail);
+  /// The same, over a copy of @p tape.
   void start_replay(saved_tape tape, tape_mismatch on_mismatch = tape_mismatch::fail) {
     start_replay(std::make_shared<const saved_tape>(std::move(tape)), on_mismatch);
   }
@@ -135,6 +149,7 @@ class choice_tape {
   /// the seed gives whatever the bytes said before.
   void start_fuzzing(std::shared_ptr<const std::vector<std::uint8_t>> bytes);
 
+  /// True once start_recording() was called: every draw is kept.
   bool recording() const noexcept { return recording_; }
   /// True while draws come from somewhere other than the seed alone (a tape, a fuzzer's bytes).
   bool replaying() const noexcept { return replay_ != nullptr || fuzz_ != nullptr; }

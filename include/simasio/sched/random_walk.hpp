@@ -7,12 +7,15 @@
 
 namespace simasio::sched {
 
-// The default: every step draws which runnable context goes next, all
-// equally likely. Drawing 0 everywhere gives the fifo schedule, which is
-// what shrinking moves towards.
+/// The default: every step draws which runnable context goes next, all
+/// equally likely. Drawing 0 everywhere gives the fifo schedule, which is
+/// what shrinking moves towards.
 class random_walk final : public strategy {
  public:
+  /// @param scheduler the world's scheduler stream, the only one the
+  /// strategy draws from; it must outlive the strategy.
   explicit random_walk(rng& scheduler) noexcept : strategy(true, false), rng_(scheduler) {}
+  /// One draw below runnable.size(), every index equally likely.
   std::size_t pick(boost::span<detail::context_state* const> runnable) override {
     return static_cast<std::size_t>(rng_.below(runnable.size()));
   }

@@ -137,17 +137,42 @@ inline constexpr std::uint32_t no_host = 0xFFFFFFFFu;
 /// One trace event. Fields are plain integers so that the hash is the same
 /// on every compiler and optimisation level.
 struct trace_event {
-  std::uint64_t step = 0;
-  std::int64_t time_ns = 0;
-  std::uint32_t host = no_host;
-  event_kind kind = event_kind::handler;
-  std::uint64_t a = 0;
-  std::uint64_t b = 0;
+  std::uint64_t step = 0;                 ///< world::steps() then; a handler event's own step number
+  std::int64_t time_ns = 0;               ///< world time, in nanoseconds
+  std::uint32_t host = no_host;           ///< the host it belongs to, or no_host
+  event_kind kind = event_kind::handler;  ///< what happened
+  std::uint64_t a = 0;                    ///< the kind's first integer (see event_kind)
+  std::uint64_t b = 0;                    ///< the kind's second integer (see event_kind)
+  /// Field-wise equality (and its negation).
+  ///@{
   friend bool operator==(const trace_event& x, const trace_event& y) noexcept {
     return x.step == y.step && x.time_ns == y.time_ns && x.host == y.host && x.kind == y.kind && x.a == y.a &&
            x.b == y.b;
   }
   friend bool operator!=(const trace_event& x, const trace_event& y) noexcept { return !(x == y); }
+  ///@}
+};
+
+/// What a full recording keeps beside its events for a reader: a label
+/// per packet and the hosts' log lines. Never hashed, never part of a
+/// decision; bounded like the events (record_all's keep_last).
+struct trace_annotations {
+  /// A packet's label: its kind, ports and bytes ("tcp_data 49152->7000
+  /// 6 B"), and what a world::describe_packets decoder made of it.
+  struct packet_label {
+    std::uint64_t packet = 0;  ///< the packet's number (net_send's "packet")
+    std::string text;          ///< the label
+  };
+  /// A log line, at the virtual time and step it was logged.
+  struct log_line {
+    std::uint64_t step = 0;         ///< world::steps() then
+    std::int64_t time_ns = 0;       ///< world time (not the host's clock), in nanoseconds
+    std::uint32_t host = no_host;   ///< the host whose code logged it, or no_host
+    std::string level;              ///< spdlog's level name ("info", "warning", ...)
+    std::string text;               ///< the message
+  };
+  std::vector<packet_label> packets;  ///< in the order the packets were sent
+  std::vector<log_line> logs;         ///< in the order they were logged
 };
 
 /// The trace of one run: every event folds into a 64-bit hash; the last
@@ -155,6 +180,7 @@ struct trace_event {
 /// when full recording is on (replay of a failing seed).
 class trace {
  public:
+  /// How many recent events the ring keeps (a power of two).
   static constexpr std::size_t ring_size = 64;
 
   /// Adds an event. Every handler step records one, so the common case
@@ -192,6 +218,7 @@ class trace {
     // 2 * keep_ must not wrap: no run keeps more events than this anyway.
     keep_ = std::clamp<std::size_t>(keep_last, 1, static_cast<std::size_t>(-1) / 4);
   }
+  /// True while every event is kept (record_all).
   bool recording_all() const noexcept { return full_; }
   /// Fold events into the hash (on by default).
   void hash_events(bool on) noexcept { hash_enabled_ = on; }
@@ -210,6 +237,13 @@ class trace {
   std::uint64_t events_omitted() const noexcept { return omitted_; }
   /// The most recent events, oldest first (at most ring_size).
   std::vector<trace_event> recent() const;
+
+  /// With record_all: the packets' labels and the log lines (empty otherwise).
+  const trace_annotations& annotations() const noexcept { return notes_; }
+  /// Labels packet @p packet, when recording all (else nothing).
+  void label_packet(std::uint64_t packet, std::string text);
+  /// Keeps a log line, when recording all (else nothing).
+  void keep_log(trace_annotations::log_line line);
 
   /// One event's fields as one word (odd multipliers keep every field's bits).
   static constexpr std::uint64_t combine(event_kind k, std::uint32_t host, std::uint64_t a,
@@ -237,6 +271,7 @@ class trace {
   std::array<trace_event, ring_size> ring_{};
   std::vector<trace_event> events_;
   std::vector<std::uint64_t> hashes_;  // parallel to events_
+  trace_annotations notes_;
   std::size_t keep_ = static_cast<std::size_t>(-1) / 4;
   std::uint64_t omitted_ = 0;
   bool keep_first_ = false;

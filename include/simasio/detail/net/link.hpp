@@ -109,6 +109,12 @@ class link_layer {
   // Puts a datagram or control packet on the link: lost, parked,
   // duplicated or scheduled to arrive, as the link and the seed decide.
   void send(packet* p);
+  // world::describe_packets: what a recorded packet carries, for its label.
+  packet_decoder decoder;
+  // A packet's label in a full recording's annotations.
+  std::string label(const wire_view& w);
+  // Records p leaving (net_send, to @p to), labelled when the run records all.
+  void record_send(packet* p, std::uint32_t to);
   void schedule_arrival(packet* p, duration at) { core_.schedule(p->ev, at); }
   void park(packet* p, user_rule* by);  // held: sent again by release() or when the rule goes
   void drop(packet* p) noexcept;
