@@ -135,7 +135,12 @@ void progress_line::summary(std::size_t ran, const std::optional<std::uint64_t>&
 }
 
 void progress_line::shrinking(std::uint64_t seed, int replays, int budget, std::uint64_t deviations) {
-  if (!live_ || !due()) return;
+  if (!live_) return;
+  // Shrinking says so at once (the sweep's last redraw may be a moment old),
+  // then redraws at the usual pace.
+  if (shrink_drawn_ && !due()) return;
+  shrink_drawn_ = true;
+  last_draw_ = clock::now();
   draw("shrinking seed " + std::to_string(seed) + ": " + std::to_string(replays) + " of at most " +
        std::to_string(budget) + " replays, " + std::to_string(deviations) + " deviations left, " +
        seconds(elapsed()));

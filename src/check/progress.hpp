@@ -65,6 +65,7 @@ class progress_line {
   double sweep_seconds_ = 0;
   clock::time_point last_draw_;
   bool drawn_ = false;  // the live line is on the screen
+  bool shrink_drawn_ = false;  // shrinking has drawn its first line
 };
 
 }  // namespace simasio::check_impl

@@ -204,7 +204,7 @@ BOOST_AUTO_TEST_CASE(a_failure_ends_the_sweep_and_its_shrinking_shows_its_replay
       }
     }
     w.run();  // three hosts' timers due at once: the scheduler draws
-    for (int i = 0; i < 5; ++i) (void)w.random().below(1000);  // and the scenario: a tape to shrink, whatever the build
+    for (int i = 0; i < 5; ++i) (void)w.random().below(1000);  // a second stream: shrinking replays more than once
     if (w.seed() == 200) throw std::runtime_error("seed 200 fails");
   };
   const std::string out = stderr_of(stderr_to::terminal, {}, [&] { simasio::check(scenario, slow_sweep(300)); });
