@@ -55,10 +55,9 @@ if(NOT track STREQUAL "alice")
 endif()
 
 if(CHROMIUM)
-  execute_process(COMMAND "${CHROMIUM}" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run
-                          --disable-background-networking --disable-component-update --disable-sync
-                          --user-data-dir=${DIR}/chromium-profile --dump-dom "file://${base}.html"
-                  OUTPUT_VARIABLE dom ERROR_VARIABLE ignored RESULT_VARIABLE rc TIMEOUT 120)
+  include(${CMAKE_CURRENT_LIST_DIR}/render_dom.cmake)
+  render_dom("${CHROMIUM}" "${DIR}/chromium-profile" "${base}.html" dom)
+  set(rc "${dom_rc}")
   foreach(expected "class=\"lane\"" "class=\"message\"" "class=\"drop\"" "class=\"drop-reason\"" "class=\"duplicate\""
                    "class=\"fault\"" "<title>step "
                    "class=\"crash\"" "class=\"restart\"" ">alice<" ">bob<" ">carol<" "class=\"time\""

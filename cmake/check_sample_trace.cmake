@@ -21,15 +21,8 @@ if(count EQUAL 0)
 endif()
 list(GET pages 0 page)
 
-function(render path result)
-  execute_process(COMMAND "${CHROMIUM}" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run
-                          --disable-background-networking --disable-component-update --disable-sync
-                          --user-data-dir=${DIR}/chromium-profile --dump-dom "file://${path}"
-                  OUTPUT_VARIABLE dom ERROR_VARIABLE ignored RESULT_VARIABLE chromium_rc TIMEOUT 120)
-  set(${result} "${dom}" PARENT_SCOPE)
-endfunction()
-
-render("${page}" dom)
+include(${CMAKE_CURRENT_LIST_DIR}/render_dom.cmake)
+render_dom("${CHROMIUM}" "${DIR}/chromium-profile" "${page}" dom)
 foreach(expected "class=\"label\"" "${DECODED}" "class=\"log" "id=\"failure-mark\"" "class=\"failure-label\""
                  "class=\"failure-banner\"" "id=\"filter\"" "class=\"message\"" "class=\"host\"")
   string(FIND "${dom}" "${expected}" at)
@@ -46,7 +39,7 @@ string(REGEX REPLACE "\\.html$" "-shrunk.compare.html" compare "${page}")
 if(NOT EXISTS "${compare}")
   message(FATAL_ERROR "no comparison page ${compare}")
 endif()
-render("${compare}" cdom)
+render_dom("${CHROMIUM}" "${DIR}/chromium-profile" "${compare}" cdom)
 foreach(expected "id=\"part\"" "shrunk tape" "they part at line")
   string(FIND "${cdom}" "${expected}" at)
   if(at EQUAL -1)

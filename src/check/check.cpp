@@ -16,7 +16,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
-#include <filesystem>
 #include <mutex>
 #include <thread>
 
@@ -198,10 +197,7 @@ std::optional<saved_tape> shrink_into(failure& f, seed_runner& runner, const che
     f.not_shrunk = "the failure did not come back the same when the seed ran again";
     return std::nullopt;
   }
-  const std::string dir = artifacts_dir(options);
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  f.tape_path = dir + "/" + file_stem(name) + "-seed" + std::to_string(f.seed) + ".tape";
+  f.tape_path = artifact_stem(options, name) + "-seed" + std::to_string(f.seed) + ".tape";
   f.shrunk_choices = s->tape.size();
   f.deviations = s->tape.deviations();
   f.original_choices = s->original_choices;
@@ -232,10 +228,7 @@ recorded_run as_recorded(std::string label, run_outcome&& o) {
 void trace_into(failure& f, seed_runner& runner, const run_request& request, const check_options& options,
                 const std::string& name, const std::optional<saved_tape>& shrunk) {
   run_outcome again = recorded(runner, request, options);
-  const std::string dir = artifacts_dir(options);
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  const std::string base = dir + "/" + file_stem(name) + "-seed" + std::to_string(f.seed);
+  const std::string base = artifact_stem(options, name) + "-seed" + std::to_string(f.seed);
   try {
     write_json_lines(base + ".jsonl", again.events, again.names, again.omitted);
     write_chrome_trace(base + ".json", again.events, again.names, again.omitted);
@@ -248,11 +241,11 @@ void trace_into(failure& f, seed_runner& runner, const run_request& request, con
       tape_run.opts.replay_tape = std::make_shared<const saved_tape>(*shrunk);
       tape_run.opts.on_tape_mismatch = tape_mismatch::fail;
       run_outcome small = recorded(runner, tape_run, options);
-      write_html_comparison(base + "-shrunk.compare.html",
-                            name + ": seed " + std::to_string(f.seed) + " beside its shrunk tape",
+      const std::string compare = base + "-shrunk.compare.html";
+      write_html_comparison(compare, name + ": seed " + std::to_string(f.seed) + " beside its shrunk tape",
                             as_recorded("seed " + std::to_string(f.seed), std::move(again)),
                             as_recorded("shrunk tape", std::move(small)));
-      f.comparison_path = base + "-shrunk.compare.html";
+      f.comparison_path = compare;
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s\n", e.what());
@@ -266,10 +259,7 @@ void compare_seeds(seed_runner& runner, const check_options& options, std::uint6
   auto run_of = [&](std::uint64_t s) {
     return recorded(runner, run_request{options.world, s, options.fail_on_stall}, options);
   };
-  const std::string dir = artifacts_dir(options);
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  const std::string path = dir + "/" + file_stem(name) + "-seed" + std::to_string(seed) + "-vs-seed" +
+  const std::string path = artifact_stem(options, name) + "-seed" + std::to_string(seed) + "-vs-seed" +
                            std::to_string(other) + ".compare.html";
   try {
     write_html_comparison(path, name + ": seed " + std::to_string(seed) + " beside seed " + std::to_string(other),

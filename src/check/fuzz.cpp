@@ -12,16 +12,14 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 
 namespace simasio {
 
 using check_impl::absolute_path;
-using check_impl::artifacts_dir;
+using check_impl::artifact_stem;
 using check_impl::check_with;
 using check_impl::env_isolation;
 using check_impl::env_swarm;
-using check_impl::file_stem;
 using check_impl::quoted_command_line;
 using check_impl::read_settings;
 using check_impl::run_outcome;
@@ -108,12 +106,9 @@ std::optional<failure> fuzz_run(const std::uint8_t* data, std::size_t size,
   std::uint64_t h = detail::name_hash(std::string_view(reinterpret_cast<const char*>(data), size));
   char hex[17];
   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
-  const std::string dir = artifacts_dir(c);
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
   settings set;
   set.reachability = false;  // one run: a condition it did not reach says nothing
-  set.tape_path = absolute_path(dir + "/" + file_stem(c.name) + "-fuzz-" + hex + ".tape");
+  set.tape_path = absolute_path(artifact_stem(c, c.name) + "-fuzz-" + hex + ".tape");
   try {
     save_tape(set.tape_path, tape);
   } catch (const tape_error& e) {

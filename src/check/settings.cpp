@@ -201,6 +201,13 @@ std::string artifacts_dir(const check_options& options) {
   return detail::env_string("SIMASIO_ARTIFACTS").value_or(options.artifacts_dir);
 }
 
+std::string artifact_stem(const check_options& options, const std::string& name) {
+  const std::string dir = artifacts_dir(options);
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  return dir + "/" + file_stem(name);
+}
+
 std::string file_stem(const std::string& name) {
   std::string out;
   for (char c : name) out += std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' ? c : '_';

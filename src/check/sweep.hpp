@@ -169,6 +169,11 @@ std::string artifacts_dir(const check_options& options);
 // A scenario's name as a file name.
 std::string file_stem(const std::string& name);
 
+// Where a scenario's artifacts go, as a path prefix ("<dir>/<file_stem>"),
+// the directory created if missing (a failure to create it shows when the
+// file is written).
+std::string artifact_stem(const check_options& options, const std::string& name);
+
 // ---- shrinking (shrink.cpp) -------------------------------------------------------
 
 class progress_line;

@@ -104,14 +104,7 @@ link_layer::judgement link_layer::judge(const wire_view& w, std::uint64_t since)
   if (blocked.count({from, to}) != 0) return {action::drop, duration{0}, drop_code(drop_reason::partitioned)};
   if (held.count(unordered(from, to)) != 0) return {action::hold, duration{0}, drop_code(drop_reason::held)};
   if (rules_.empty() || rules_.back()->serial <= since) return {};
-  const packet_view view{w.kind,
-                         hosts_[from].state->name,
-                         hosts_[to].state->name,
-                         w.from->address,
-                         w.to->address,
-                         w.from->port,
-                         w.to->port,
-                         w.payload};
+  const packet_view view = view_of(w);
   ++judging_;
   struct done {
     int& depth;
@@ -327,13 +320,14 @@ std::string link_layer::label(const wire_view& w) {
   std::string out = to_string(w.kind);
   out += " " + std::to_string(w.from->port) + "->" + std::to_string(w.to->port);
   if (!w.payload.empty()) out += " " + std::to_string(w.payload.size()) + " B";
-  if (decoder) {
-    const packet_view view{w.kind, hosts_[w.from_host].state->name,
-                           w.to_host < hosts_.size() ? std::string_view(hosts_[w.to_host].state->name) : std::string_view(),
-                           w.from->address, w.to->address, w.from->port, w.to->port, w.payload};
-    if (std::string said = decoder(view); !said.empty()) out += ": " + said;
-  }
+  if (decoder)
+    if (std::string said = decoder(view_of(w)); !said.empty()) out += ": " + said;
   return out;
+}
+
+packet_view link_layer::view_of(const wire_view& w) const {
+  return {w.kind,    hosts_[w.from_host].state->name, hosts_[w.to_host].state->name,
+          w.from->address, w.to->address, w.from->port, w.to->port, w.payload};
 }
 
 void link_layer::record_send(packet* p, std::uint32_t to) {

@@ -113,6 +113,8 @@ class link_layer {
   packet_decoder decoder;
   // A packet's label in a full recording's annotations.
   std::string label(const wire_view& w);
+  // What rules and decoders see of a packet on the wire.
+  packet_view view_of(const wire_view& w) const;
   // Records p leaving (net_send, to @p to), labelled when the run records all.
   void record_send(packet* p, std::uint32_t to);
   void schedule_arrival(packet* p, duration at) { core_.schedule(p->ev, at); }
