@@ -103,6 +103,7 @@ int openat64(int dirfd, const char* path, int flags, ...) {
 
 int close(int fd) {
   if (sim::sim_fd(fd)) return sim::file_close(fd);
+  if (sim::sim_desc(fd)) return sim::desc_close(fd);
   if (sim::active()) sim::stdio_close(fd);
   SIMASIO_REAL(close, int (*)(int));
   return real_close != nullptr ? real_close(fd) : static_cast<int>(::syscall(SYS_close, fd));
@@ -110,6 +111,7 @@ int close(int fd) {
 
 ssize_t read(int fd, void* buf, size_t n) {
   if (sim::sim_fd(fd)) return sim::file_read(fd, buf, n, -1);
+  if (sim::sim_desc(fd)) return sim::desc_read(fd, buf, n);
   if (long r = 0; sim::active() && sim::stdio_read(fd, buf, n, r)) return r;
   SIMASIO_REAL(read, ssize_t (*)(int, void*, size_t));
   return real_read != nullptr ? real_read(fd, buf, n) : ::syscall(SYS_read, fd, buf, n);
@@ -117,12 +119,14 @@ ssize_t read(int fd, void* buf, size_t n) {
 
 ssize_t write(int fd, const void* buf, size_t n) {
   if (sim::sim_fd(fd)) return sim::file_write(fd, buf, n, -1);
+  if (sim::sim_desc(fd)) return sim::desc_write(fd, buf, n);
   if (long r = 0; sim::active() && sim::stdio_write(fd, buf, n, r)) return r;
   SIMASIO_REAL(write, ssize_t (*)(int, const void*, size_t));
   return real_write != nullptr ? real_write(fd, buf, n) : ::syscall(SYS_write, fd, buf, n);
 }
 
 int dup(int fd) __THROW {
+  if (sim::sim_desc(fd)) return sim::desc_dup(fd, -1, 0);
   SIMASIO_REAL(dup, int (*)(int));
   const int to = real_dup != nullptr ? real_dup(fd) : static_cast<int>(::syscall(SYS_dup, fd));
   if (to >= 0 && sim::active()) sim::stdio_dup(fd, to);
@@ -191,12 +195,14 @@ int ftruncate64(int fd, off64_t size) __THROW {
 
 int fstat(int fd, struct stat* st) __THROW {
   if (sim::sim_fd(fd)) return sim::file_fstat(fd, st);
+  if (sim::sim_desc(fd)) return sim::desc_fstat(fd, st);
   SIMASIO_REAL(fstat, int (*)(int, struct stat*));
   return real_fstat(fd, st);
 }
 
 int fstat64(int fd, struct stat64* st) __THROW {
   if (sim::sim_fd(fd)) return sim::file_fstat(fd, st);
+  if (sim::sim_desc(fd)) return sim::desc_fstat(fd, reinterpret_cast<struct stat*>(st));
   SIMASIO_REAL(fstat64, int (*)(int, struct stat64*));
   return real_fstat64(fd, st);
 }
@@ -276,6 +282,7 @@ int fcntl(int fd, int cmd, ...) {
   void* arg = va_arg(ap, void*);
   va_end(ap);
   if (sim::sim_fd(fd)) return sim::file_fcntl(fd, cmd, arg);
+  if (sim::sim_desc(fd)) return sim::desc_fcntl(fd, cmd, reinterpret_cast<long>(arg));
   SIMASIO_REAL(fcntl, int (*)(int, int, ...));
   return real_fcntl(fd, cmd, arg);
 }
@@ -286,6 +293,7 @@ int fcntl64(int fd, int cmd, ...) {
   void* arg = va_arg(ap, void*);
   va_end(ap);
   if (sim::sim_fd(fd)) return sim::file_fcntl(fd, cmd, arg);
+  if (sim::sim_desc(fd)) return sim::desc_fcntl(fd, cmd, reinterpret_cast<long>(arg));
   SIMASIO_REAL(fcntl64, int (*)(int, int, ...));
   return real_fcntl64(fd, cmd, arg);
 }

@@ -25,8 +25,9 @@
 //   clock_nanosleep, usleep, sleep, sched_yield, syscall(SYS_futex)
 //                                           in a process: block and wake its
 //                                           fibers (threads.cpp, syscall.cpp)
-//   socket, connect, send, sendto, sendmsg, sendmmsg   refused (-1, EPERM)
-//   getaddrinfo                             refused (EAI_FAIL)
+//   socket and event calls                  sockets.cpp: in a simulated
+//                                           process, its host's simulated
+//                                           network; elsewhere refused
 // A refused call reaches no kernel; the run then throws escape_error naming it.
 // File calls on paths under /simdisk: files.cpp.
 #include <simasio/detail/interpose.hpp>
@@ -117,13 +118,6 @@ SIMASIO_NEXT(clock_nanosleep, int (*)(clockid_t, int, const timespec*, timespec*
 SIMASIO_NEXT(usleep, int (*)(useconds_t));
 SIMASIO_NEXT(sleep, unsigned int (*)(unsigned int));
 SIMASIO_NEXT(sched_yield, int (*)());
-SIMASIO_NEXT(socket, int (*)(int, int, int));
-SIMASIO_NEXT(connect, int (*)(int, const sockaddr*, socklen_t));
-SIMASIO_NEXT(send, ssize_t (*)(int, const void*, size_t, int));
-SIMASIO_NEXT(sendto, ssize_t (*)(int, const void*, size_t, int, const sockaddr*, socklen_t));
-SIMASIO_NEXT(sendmsg, ssize_t (*)(int, const msghdr*, int));
-SIMASIO_NEXT(sendmmsg, int (*)(int, mmsghdr*, unsigned int, int));
-SIMASIO_NEXT(getaddrinfo, int (*)(const char*, const char*, const addrinfo*, addrinfo**));
 SIMASIO_NEXT(abort, void (*)());
 SIMASIO_NEXT(__assert_fail, void (*)(const char*, const char*, unsigned int, const char*));
 SIMASIO_NEXT(exit, void (*)(int));
@@ -226,21 +220,10 @@ void refuse(const char* call, const char* instead) noexcept {
   }
 }
 
-constexpr const char* socket_advice =
-    "A real socket would reach real hosts on real time, outside the seed's control: use simasio's sockets and "
-    "resolver (write `namespace net = simasio::asio;` and net::ip::tcp::socket, net::ip::udp::socket, "
-    "net::ip::tcp::resolver; `namespace beast = simasio::beast;` for beast::tcp_stream).";
-
 // A call's result from an errno value: 0, or -1 with errno set.
 int with_errno(int e) noexcept {
   if (e == 0) return 0;
   errno = e;
-  return -1;
-}
-
-int refuse_socket(const char* call) noexcept {
-  refuse(call, socket_advice);
-  errno = EPERM;
   return -1;
 }
 
@@ -302,6 +285,7 @@ time_t time(time_t* out) __THROW {
 }
 
 int timerfd_settime(int fd, int flags, const itimerspec* value, itimerspec* old) __THROW {
+  if (sim::sim_desc(fd)) return sim::posix_timerfd_settime(fd, flags, value, old);
   if (sim::active() && value != nullptr) {
     if (old != nullptr) *old = {};
     const bool off = value->it_value.tv_sec == 0 && value->it_value.tv_nsec == 0;
@@ -641,53 +625,6 @@ int sched_yield() __THROW {
   }
   if (auto f = next_sched_yield.get()) return f();
   return static_cast<int>(::syscall(SYS_sched_yield));
-}
-
-// ---- sockets -----------------------------------------------------------------
-
-int socket(int domain, int type, int protocol) __THROW {
-  if (sim::active()) return refuse_socket("socket()");
-  if (auto f = next_socket.get()) return f(domain, type, protocol);
-  return static_cast<int>(::syscall(SYS_socket, domain, type, protocol));
-}
-
-int connect(int fd, const sockaddr* addr, socklen_t len) {
-  if (sim::active()) return refuse_socket("connect()");
-  if (auto f = next_connect.get()) return f(fd, addr, len);
-  return static_cast<int>(::syscall(SYS_connect, fd, addr, len));
-}
-
-ssize_t send(int fd, const void* buf, size_t n, int flags) {
-  if (sim::active()) return refuse_socket("send()");
-  if (auto f = next_send.get()) return f(fd, buf, n, flags);
-  return ::syscall(SYS_sendto, fd, buf, n, flags, nullptr, 0);
-}
-
-ssize_t sendto(int fd, const void* buf, size_t n, int flags, const sockaddr* addr, socklen_t len) {
-  if (sim::active()) return refuse_socket("sendto()");
-  if (auto f = next_sendto.get()) return f(fd, buf, n, flags, addr, len);
-  return ::syscall(SYS_sendto, fd, buf, n, flags, addr, len);
-}
-
-ssize_t sendmsg(int fd, const msghdr* msg, int flags) {
-  if (sim::active()) return refuse_socket("sendmsg()");
-  if (auto f = next_sendmsg.get()) return f(fd, msg, flags);
-  return ::syscall(SYS_sendmsg, fd, msg, flags);
-}
-
-int sendmmsg(int fd, mmsghdr* msgs, unsigned int n, int flags) {
-  if (sim::active()) return refuse_socket("sendmmsg()");
-  if (auto f = next_sendmmsg.get()) return f(fd, msgs, n, flags);
-  return static_cast<int>(::syscall(SYS_sendmmsg, fd, msgs, n, flags));
-}
-
-int getaddrinfo(const char* node, const char* service, const addrinfo* hints, addrinfo** res) {
-  if (sim::active()) {
-    refuse("getaddrinfo() (a real DNS lookup)", socket_advice);
-    return EAI_FAIL;
-  }
-  if (auto f = next_getaddrinfo.get()) return f(node, service, hints, res);
-  return EAI_SYSTEM;
 }
 
 }  // extern "C"

@@ -69,12 +69,12 @@ int raw_timerfd_settime(int fd, int flags, const itimerspec* v, itimerspec* old)
 }
 }  // namespace
 
-bool world_core::set_real_timerfd(int fd, duration deadline) noexcept {
+bool world_core::set_real_timerfd(int fd, duration deadline, bool simulated) noexcept {
   // The kernel timer stays disarmed (which also clears an expiry not yet
   // read): only the world decides when the fd becomes readable.
   itimerspec off{};
   itimerspec old{};
-  if (raw_timerfd_settime(fd, 0, &off, &old) != 0) return false;
+  if (!simulated && raw_timerfd_settime(fd, 0, &off, &old) != 0) return false;
   real_timerfd* entry = nullptr;
   for (auto& e : real_timerfds_)
     if (e->fd == fd) entry = e.get();
@@ -86,6 +86,7 @@ bool world_core::set_real_timerfd(int fd, duration deadline) noexcept {
     }
     entry = real_timerfds_.back().get();
   }
+  entry->simulated = simulated;
   entry->deadline = deadline;
   real_timerfds_dirty_ = true;
   return true;
@@ -100,7 +101,7 @@ void world_core::on_real_timerfd(timed_event* ev) {
   world_core& core = *entry->core;
   entry->deadline = duration::max();
   const itimerspec now{{0, 0}, {0, 1}};
-  if (raw_timerfd_settime(entry->fd, TFD_TIMER_ABSTIME, &now, nullptr) == 0) {
+  if (!entry->simulated && raw_timerfd_settime(entry->fd, TFD_TIMER_ABSTIME, &now, nullptr) == 0) {
     pollfd p{entry->fd, POLLIN, 0};
     while (::poll(&p, 1, -1) < 0) {
     }

@@ -5,6 +5,8 @@
 #include <boost/asio/error.hpp>
 
 #include <algorithm>
+
+#include <poll.h>
 #include <utility>
 
 namespace simasio::detail {
@@ -167,6 +169,8 @@ void socket_ops::reset_state(socket_state& s) noexcept {
   fresh.net = s.net;
   fresh.tcp = s.tcp;
   fresh.connect_timer = std::move(s.connect_timer);  // idle: close() cancelled it
+  fresh.on_change = s.on_change;
+  fresh.watcher = s.watcher;
   s = std::move(fresh);
 }
 
@@ -437,6 +441,7 @@ void socket_ops::start(socket_state& s, sock_op& op) {
 // Completes whatever pending operations the socket's state now allows, in
 // FIFO order per kind.
 void socket_ops::pump(socket_state& s) {
+  if (s.on_change != nullptr) s.on_change(s.watcher);
   bool read_blocked = false, write_blocked = false, accept_blocked = false;
   sock_op* op = s.pending_head;
   while (op != nullptr) {
@@ -466,16 +471,11 @@ void socket_ops::pump(socket_state& s) {
       // Readiness, as poll reports it: a failed connection is readable and
       // writable (the read or write then reports the error).
       case sock_op::kind::wait_read:
-        if (s.failed || s.ended || !s.rx.empty() || s.rx_fin || s.rx_shutdown || !s.accept_queue.empty() ||
-            !s.datagrams.empty())
-          complete(*op, {}, 0);
+        if (readable(s)) complete(*op, {}, 0);
         break;
-      case sock_op::kind::wait_write: {
-        const bool writable = s.proto == transport::udp || s.failed || s.ended || s.tx_shutdown ||
-                              (s.connected && s.conn != nullptr && write_room(s) > 0);
-        if (writable) complete(*op, {}, 0);
+      case sock_op::kind::wait_write:
+        if (writable(s)) complete(*op, {}, 0);
         break;
-      }
       case sock_op::kind::wait_error:
         if (s.failed) complete(*op, {}, 0);
         break;
@@ -487,6 +487,38 @@ void socket_ops::pump(socket_state& s) {
   }
 }
 
+bool socket_ops::readable(const socket_state& s) const noexcept {
+  return s.failed || s.ended || !s.rx.empty() || s.rx_fin || s.rx_shutdown || !s.accept_queue.empty() ||
+         !s.datagrams.empty();
+}
+
+bool socket_ops::writable(const socket_state& s) const noexcept {
+  return s.proto == transport::udp || s.failed || s.ended || s.tx_shutdown ||
+         (s.connected && s.conn != nullptr && write_room(s) > 0);
+}
+
+unsigned socket_ops::poll_events(const socket_state& s) const noexcept {
+  if (!s.open) return POLLNVAL;
+  unsigned mask = 0;
+  if (s.failed) mask |= POLLERR;
+  if (s.proto == transport::udp) {
+    if (!s.datagrams.empty()) mask |= POLLIN;
+    if (s.rx_shutdown) mask |= POLLIN | POLLRDHUP;
+    if (s.rx_shutdown && s.tx_shutdown) mask |= POLLHUP;
+    return mask | POLLOUT;
+  }
+  if (s.listening) return s.accept_queue.empty() ? mask : mask | POLLIN;
+  const bool rcv_shutdown = s.rx_fin || s.rx_shutdown || s.ended;
+  const bool closed = !s.connected && !s.connecting;  // TCP_CLOSE: never connected, or done
+  if ((rcv_shutdown && s.tx_shutdown) || closed) mask |= POLLHUP;
+  if (rcv_shutdown) mask |= POLLIN | POLLRDHUP;
+  if (!s.connecting || s.connected) {  // not SYN_SENT
+    if (!s.rx.empty()) mask |= POLLIN;
+    if (s.tx_shutdown || closed || (s.conn != nullptr && write_room(s) > 0)) mask |= POLLOUT;
+  }
+  return mask;
+}
+
 // The oldest connection the network accepted moves into the caller's socket.
 void socket_ops::accept(socket_state& listener, sock_op& op) {
   const std::uint64_t id = listener.accept_queue.front();
@@ -496,7 +528,11 @@ void socket_ops::accept(socket_state& listener, sock_op& op) {
   const std::uint64_t into_id = into.id;
   context_state* into_ctx = into.ctx;
   const std::uint32_t into_incarnation = into.incarnation;
+  auto* const into_on_change = into.on_change;
+  void* const into_watcher = into.watcher;
   into = std::move(*embryo);
+  into.on_change = into_on_change;
+  into.watcher = into_watcher;
   into.id = into_id;
   into.ctx = into_ctx;
   into.incarnation = into_incarnation;

@@ -340,7 +340,7 @@ void world_core::switch_to(process_state& p) {
   void* fake = nullptr;
   start_switch(&fake, p.stack_bottom, p.stack_size);
   {
-    const asio_memory_scope::fiber_switch asio_stack;
+    const asio_memory_scope::fiber_switch asio_stack(p.asio_top);
     p.fiber = std::move(p.fiber).resume();
   }
   finish_switch(fake, nullptr, nullptr);
@@ -380,7 +380,10 @@ void world_core::end_process(process_state& p, int how) noexcept {
     p.status->killed = how == killed;
     p.status->threw = how == threw;
   }
-  if (!p.is_thread && !p.main_exited) forget_images(p.group + 1);
+  if (!p.is_thread && !p.main_exited) {
+    forget_images(p.group + 1);
+    if (close_descriptors) close_descriptors(p.group + 1);
+  }
   record(event_kind::process_end, p.sched.host->id, p.pid, static_cast<std::uint64_t>(how));
   // Threads blocked in pthread_join (std::thread::join) on it may go on.
   for (sync_waiter* w : std::exchange(p.joiners, {})) {
@@ -397,6 +400,7 @@ void world_core::end_process(process_state& p, int how) noexcept {
         leader.status->ended = true;
         leader.status->exit_code = 0;  // as exit(0) after the last thread
         forget_images(p.group + 1);
+        if (close_descriptors) close_descriptors(p.group + 1);
       }
     }
   }
@@ -493,6 +497,18 @@ bool world_core::sleep_until(duration when) {
     if (!suspend()) return false;
   }
   return true;
+}
+
+bool world_core::block_until(duration deadline, const char* what) {
+  process_state& p = *current_process_;
+  struct leave {
+    world_core& core;
+    process_state& p;
+    ~leave() { core.detach_waits(p); }
+  } guard{*this, p};
+  p.waiting_for = what;
+  if (deadline != duration::max()) schedule(p.alarm, std::max(deadline, now_));
+  return suspend();
 }
 
 run_result world_core::process_run(const run_limits& limits) {
@@ -641,6 +657,8 @@ std::uint32_t world_core::calling_owner() const noexcept {
   return current_ != nullptr ? current_->owner : 0;
 }
 
+context_state& world_core::owner_context(std::uint32_t owner) const noexcept { return processes_[owner - 1]->sched; }
+
 [[noreturn]] void world_core::end_running_process(int how, int value, std::string why) {
   process_state& p = *current_process_;
   if (!group_end_.pending) group_end_ = group_end{true, p.group, how, value, std::move(why)};
@@ -726,6 +744,10 @@ void world_core::finish_group_end() {
 }
 
 void world_core::kill_all_processes() noexcept {
+  // What the processes run while they unwind (destructors, and code after a
+  // contention point that returned) meets the simulation as in a run: a
+  // simulated descriptor stays simulated.
+  const running_scope scope(*this);
   for (std::size_t i = processes_.size(); i-- > 0;) {
     try {
       kill(*processes_[i]);

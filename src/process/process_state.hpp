@@ -105,6 +105,8 @@ struct process_state {
   const context_state* run_target = nullptr;
   std::uint64_t run_start = 0;
   std::size_t run_max = 0;
+  // Asio's call stack of schedulers on this fiber while it is suspended (asio_memory.hpp)
+  void* asio_top = nullptr;
   // AddressSanitizer's view of the stacks
   void* fake_stack = nullptr;
   const void* stack_bottom = nullptr;

@@ -311,6 +311,22 @@ bool stdio_read(int fd, void* buf, std::size_t n, long& result) {
   return true;
 }
 
+bool stdio_unget(unsigned char ch) noexcept {
+  stdio_role role{};
+  const std::shared_ptr<process_stdio> s = stdio_for(0, role);
+  if (!s || role != stdio_role::in) return false;
+  if (s->in_read > 0) {
+    s->in[--s->in_read] = static_cast<char>(ch);
+  } else {
+    try {
+      s->in.insert(s->in.begin(), static_cast<char>(ch));
+    } catch (...) {
+      return false;
+    }
+  }
+  return true;
+}
+
 bool stdio_write(int fd, const void* buf, std::size_t n, long& result) {
   stdio_role role{};
   const std::shared_ptr<process_stdio> s = stdio_for(fd, role);

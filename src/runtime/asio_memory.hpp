@@ -31,16 +31,22 @@ class asio_memory_scope {
   // A process's fiber keeps a stack of Asio schedulers of its own (a real
   // io_context run inside a process, which may suspend inside it): while a
   // fiber runs, the innermost run's cache leaves Asio's call stack, and it
-  // goes back on top when the fiber suspends.
+  // goes back on top when the fiber suspends. Asio's call stack itself (a
+  // thread-local list of the schedulers running on the thread, linked
+  // through their stacks) is the fiber's own: `fiber_top` keeps it while
+  // the fiber is suspended, so that two threads of a process running
+  // Asio schedulers never see (or unlink) each other's.
   class fiber_switch {
    public:
-    fiber_switch() noexcept;
+    explicit fiber_switch(void*& fiber_top) noexcept;
     ~fiber_switch();
     fiber_switch(const fiber_switch&) = delete;
     fiber_switch& operator=(const fiber_switch&) = delete;
 
    private:
     asio_memory_scope* stepped_aside_;
+    void*& fiber_top_;
+    void* outer_top_;
   };
 
  private:

@@ -14,6 +14,8 @@
 
 #include <cmath>
 
+#include "../posix/descriptors.hpp"
+
 namespace simasio {
 
 world::world(std::uint64_t seed) : world(world_options{.seed = seed}) {}
@@ -26,7 +28,9 @@ world::world(world_options options)
   core_->host_namer = [this](std::uint32_t id) {
     return id < hosts_.size() ? hosts_[id]->name() : "#" + std::to_string(id);
   };
+  core_->close_descriptors = [this](std::uint32_t owner) { detail::posix::close_owned(*core_, owner); };
   core_->close_owned = [this](std::uint32_t owner) {
+    detail::posix::close_owned(*core_, owner);
     net_->close_owned(owner);
     for (auto& h : hosts_)
       if (auto& disk = detail::access::state(*h).disk) detail::interpose::forget_posix_files(*disk, true, owner);
@@ -42,6 +46,7 @@ world::~world() {
   // Processes still alive are unwound first, while everything their
   // destructors may touch exists.
   core_->kill_all_processes();
+  detail::posix::forget_world(*core_);  // what processes left open, while the network is there
   detail::unregister_live_world(*this);
   if (log_) detail::detach_log(*log_);
   // Contexts the user still owns outlive us: take their pending work away

@@ -14,6 +14,20 @@
 #include <cstddef>
 #include <cstdint>
 
+struct addrinfo;
+struct epoll_event;
+struct hostent;
+struct iovec;
+struct itimerspec;
+struct msghdr;
+struct pollfd;
+struct sockaddr;
+struct stat;
+
+namespace simasio::detail::posix {
+struct desc_object;
+}
+
 namespace simasio::detail::interpose {
 
 // Whether a world runs on this thread.
@@ -156,6 +170,8 @@ inline constexpr const char disk_root[] = "/simdisk";
 // empty stdin blocks the process (process_exit if its host crashes).
 bool stdio_read(int fd, void* buf, std::size_t n, long& result);
 bool stdio_write(int fd, const void* buf, std::size_t n, long& result);
+// ungetc() on stdin in a process: ch is read again next; false elsewhere.
+bool stdio_unget(unsigned char ch) noexcept;
 // dup() in a process made `to` from `from`; close() of fd.
 void stdio_dup(int from, int to) noexcept;
 void stdio_close(int fd) noexcept;
@@ -180,6 +196,61 @@ int file_fcntl(int fd, int cmd, void* arg) noexcept;
 void* file_mmap(int fd, std::size_t length, int prot, int flags, std::int64_t offset) noexcept;
 // munmap of such a block: 0; -2 when the address is not one (libc's then).
 int file_munmap(void* address, std::size_t length) noexcept;
+
+// ---- sockets, pipes, eventfds, timerfds, epoll (src/posix/) ----------------------
+// Inside a simulated process (its stack, or a handler of an io_context it
+// made: makes_descriptors()), socket(), socketpair(), pipe(), eventfd(),
+// timerfd_create() and epoll_create1() make simulated descriptors of the
+// process's host, each holding a real descriptor of /dev/null so that its
+// number is taken; every call on one (sim_desc()) is served here, on the
+// simulated network and virtual time. Blocking calls suspend the calling
+// fiber. Results as the system calls': -1 with errno set on failure
+// (getaddrinfo and getnameinfo: an EAI_ value).
+bool makes_descriptors() noexcept;
+bool sim_desc(int fd) noexcept;
+int desc_close(int fd) noexcept;
+long desc_read(int fd, void* buf, std::size_t n);
+long desc_write(int fd, const void* buf, std::size_t n);
+long desc_readv(int fd, const iovec* iov, int n);
+long desc_writev(int fd, const iovec* iov, int n);
+// dup (to < 0), dup2/dup3 (to: the number wanted); flags: O_CLOEXEC.
+int desc_dup(int fd, int to, int flags);
+int desc_fcntl(int fd, int cmd, long arg);
+int desc_ioctl(int fd, unsigned long request, void* arg);
+int desc_fstat(int fd, struct stat* st);
+int socket_available(posix::desc_object& socket);
+int posix_socket(int domain, int type, int protocol);
+int posix_socketpair(int domain, int type, int protocol, int* sv);
+int posix_bind(int fd, const sockaddr* addr, unsigned len);
+int posix_listen(int fd, int backlog);
+int posix_accept(int fd, sockaddr* addr, unsigned* len, int flags);
+int posix_connect(int fd, const sockaddr* addr, unsigned len);
+long posix_sendmsg(int fd, const msghdr* msg, int flags);
+long posix_recvmsg(int fd, msghdr* msg, int flags);
+int posix_shutdown(int fd, int how);
+int posix_getsockopt(int fd, int level, int name, void* value, unsigned* len);
+int posix_setsockopt(int fd, int level, int name, const void* value, unsigned len);
+int posix_getsockname(int fd, sockaddr* addr, unsigned* len);
+int posix_getpeername(int fd, sockaddr* addr, unsigned* len);
+// poll over simulated descriptors (and real ones, asked without waiting
+// through real_poll); timeouts in nanoseconds, negative: none.
+int posix_poll(pollfd* fds, unsigned long n, long long timeout_ns, int (*real_poll)(pollfd*, unsigned long, int));
+int posix_select(int nfds, void* read_set, void* write_set, void* except_set, long long timeout_ns);  // fd_set*
+int posix_epoll_create(int flags);
+int posix_epoll_ctl(int epfd, int op, int fd, epoll_event* ev);
+int posix_epoll_wait(int epfd, epoll_event* events, int max, long long timeout_ns);
+int posix_eventfd(unsigned initval, int flags);
+// pipe/pipe2 (O_NONBLOCK, O_CLOEXEC), or a stream socketpair.
+int posix_pipe(int* fds, int flags, bool socket_pair = false);
+int posix_timerfd_create(int clock, int flags);
+int posix_timerfd_settime(int fd, int flags, const itimerspec* value, itimerspec* old);
+int posix_timerfd_gettime(int fd, itimerspec* value);
+int posix_getaddrinfo(const char* node, const char* service, const addrinfo* hints, addrinfo** res);
+int posix_getnameinfo(const sockaddr* sa, unsigned salen, char* host, unsigned hostlen, char* serv, unsigned servlen,
+                      int flags);
+int posix_gethostbyname_r(const char* name, hostent* out, char* buf, std::size_t buflen, hostent** result, int* h_err);
+hostent* posix_gethostbyname(const char* name);
+int posix_gethostname(char* name, std::size_t len);
 
 }  // namespace simasio::detail::interpose
 

@@ -67,7 +67,6 @@ class socket_service final : public boost::asio::execution_context::service, pub
 
  private:
   void shutdown() override;
-  boost::system::error_code set_ip_option(socket_state& s, int level, int name, const void* data, std::size_t size);
   void free_foreign() noexcept;
   context_state* ctx_;
   socket_ops* net_;

@@ -304,6 +304,12 @@ class world_core {
   void waiting_for(const char* what) noexcept;
   // A blocking wait until world time `when` (a timer's wait()).
   bool sleep_until(duration when);
+  // A blocking call's wait (simasio::interpose's sockets, pipes, poll,
+  // epoll_wait): suspends the running process until a wake-up of the wait
+  // prepare_wait() began, or world time `deadline` (duration::max(): none).
+  // `what` names it in stall reports. False at once when the process is
+  // dying; throws process_exit when its host crashed meanwhile.
+  bool block_until(duration deadline, const char* what);
   // io_context::run*() inside a process: waits until limits.target is out
   // of work, stopped, ran target_max handlers or the deadline passed.
   run_result process_run(const run_limits& limits);
@@ -323,6 +329,9 @@ class world_core {
   // The process whose code calls (a process's fiber, or a handler of an
   // io_context a process made): its group + 1, or 0 for none.
   std::uint32_t calling_owner() const noexcept;
+  // The scheduling context of process group owner - 1's first process
+  // (calling_owner()'s): where its POSIX sockets live (src/posix/).
+  context_state& owner_context(std::uint32_t owner) const noexcept;
   // The standard streams of process group owner - 1 (calling_owner()'s).
   std::shared_ptr<process_stdio> stdio_of(std::uint32_t owner) const;
   // Ends the running process (the one on whose stack this is called) as
@@ -412,7 +421,9 @@ class world_core {
   // (duration::max(): disarmed). At that instant the world makes the fd
   // readable and polls Asio's schedulers, so Asio's own timers on simulated
   // contexts expire on virtual time. False when fd is not a timerfd.
-  bool set_real_timerfd(int fd, duration deadline) noexcept;
+  // `simulated`: fd is a process's simulated timerfd (src/posix/): no
+  // kernel timer behind it, its expiry is already virtual.
+  bool set_real_timerfd(int fd, duration deadline, bool simulated = false) noexcept;
 
   // Human-readable list of what is still waiting (stall and liveness reports).
   std::string diagnostics() const;
@@ -421,6 +432,9 @@ class world_core {
   // The OS's part when a process ends without unwinding: close the sockets
   // and files of owner (group + 1). Set by world (socket_ops, the disk).
   std::function<void(std::uint32_t owner)> close_owned;
+  // The OS's part when a process ends by any means: close the POSIX
+  // descriptors (sockets, pipes, epoll) it left open. Set by world.
+  std::function<void(std::uint32_t owner)> close_descriptors;
 
  private:
   void enqueue(context_state& ctx, operation* op) {
@@ -536,6 +550,7 @@ class world_core {
     real_timerfd(world_core* c, int f) noexcept : core(c), fd(f), ev(&on_real_timerfd, this) {}
     world_core* core;
     int fd;
+    bool simulated = false;
     duration deadline = duration::max();  // world time; max(): disarmed
     timed_event ev;
   };

@@ -69,6 +69,15 @@ class socket_ops {
   boost::system::error_code close(socket_state& s);
   boost::system::error_code shutdown(socket_state& s, bool send, bool receive);
   std::size_t available(const socket_state& s) const noexcept;
+  // What poll() reports for s now, as Linux's tcp_poll and datagram_poll:
+  // POLLIN, POLLOUT, POLLERR, POLLHUP, POLLRDHUP bits.
+  unsigned poll_events(const socket_state& s) const noexcept;
+  // Socket options (setsockopt, getsockopt; Asio's set_option/get_option):
+  // Linux's errors; options without an effect in the simulation are kept
+  // as accepted.
+  boost::system::error_code set_option(socket_state& s, int level, int name, const void* data, std::size_t size);
+  boost::system::error_code get_option(const socket_state& s, int level, int name, void* data,
+                                       std::size_t& size) const;
   void cancel(socket_state& s) noexcept;
   // Starts an operation: completes it (posts it) now if it can, else keeps it pending.
   void start(socket_state& s, sock_op& op);
@@ -113,6 +122,9 @@ class socket_ops {
   // Unlinks every pending operation of s into out, oldest first.
   static void take_pending(socket_state& s, std::vector<sock_op*>& out) noexcept;
   static void reset_state(socket_state& s) noexcept;
+  boost::system::error_code set_ip_option(socket_state& s, int level, int name, const void* data, std::size_t size);
+  bool readable(const socket_state& s) const noexcept;
+  bool writable(const socket_state& s) const noexcept;
 
   world_core& core_;
   link_layer link_;

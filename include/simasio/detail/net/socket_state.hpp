@@ -165,6 +165,11 @@ struct socket_state {
 
   sock_op* pending_head = nullptr;
   sock_op* pending_tail = nullptr;
+
+  // A POSIX descriptor watching it (src/posix/): told whenever the socket
+  // may have made progress, before its pending operations are pumped.
+  void (*on_change)(void* watcher) = nullptr;
+  void* watcher = nullptr;
 };
 
 // How messages name a socket: "UDP socket", "TCP acceptor" or "TCP socket".
