@@ -15,6 +15,7 @@ void process_rows(const settings&, std::vector<row>&);  // simulated processes: 
 void disk_rows(const settings&, std::vector<row>&);     // simulated files vs real files on tmpfs, memory
 void history_rows(const settings&, std::vector<row>&);  // check_linearizable on histories of 100..10,000 operations
 void header_rows(const settings&, std::vector<row>&);  // compiling a program on simasio's headers vs Asio's
+void posix_rows(const settings&, std::vector<row>&);  // POSIX calls and Asio's own io_context in processes
 void isolation_rows(const settings&, std::vector<row>&);  // seeds/s with each seed in a process of its own, and without
 
 }  // namespace bench

@@ -77,7 +77,7 @@ int main(int argc, char** argv) {
   const std::vector<std::pair<std::string, bench::group>> groups = {
       {"runtime", bench::runtime_rows}, {"network", bench::network_rows}, {"beast", bench::beast_rows}, {"raft", bench::raft_rows},
       {"scale", bench::scale_rows},     {"cost", bench::cost_rows}, {"process", bench::process_rows}, {"disk", bench::disk_rows},
-      {"history", bench::history_rows}, {"isolation", bench::isolation_rows}, {"headers", bench::header_rows},
+      {"history", bench::history_rows}, {"isolation", bench::isolation_rows}, {"headers", bench::header_rows}, {"posix", bench::posix_rows},
   };
   std::vector<std::string> chosen;
   if (only.empty()) {

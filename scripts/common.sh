@@ -3,7 +3,7 @@
 set -euo pipefail
 
 SIMASIO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-SIMASIO_PACKAGES=(cmake ninja-build g++ clang libclang-rt-dev libboost1.81-dev libboost-test1.81-dev libboost-context1.81-dev libboost-coroutine1.81-dev libboost1.81-doc libwebsocketpp-dev libwebsocketpp-doc libboost-thread1.81-dev libboost-program-options1.81-dev libssl-dev libsqlite3-dev libspdlog-dev libgtest-dev ccache chromium python3 valgrind doxygen python3-sphinx python3-myst-parser python3-breathe furo)
+SIMASIO_PACKAGES=(cmake ninja-build g++ clang libclang-rt-dev libboost1.81-dev libboost-test1.81-dev libboost-context1.81-dev libboost-coroutine1.81-dev libboost1.81-doc libwebsocketpp-dev libwebsocketpp-doc libboost-thread1.81-dev libboost-program-options1.81-dev libssl-dev libsqlite3-dev libcurl4-openssl-dev libcpp-httplib-dev libspdlog-dev libgtest-dev ccache strace chromium python3 valgrind doxygen python3-sphinx python3-myst-parser python3-breathe furo)
 
 # Debian packages the conformance suite reads but cannot install: their
 # dependencies pull in Boost 1.74's dev packages, which conflict with 1.81's

@@ -198,8 +198,10 @@ class basic_waitable_timer {
   /// Sets the expiry from a time point of the std::chrono clock this
   /// timer's clock stands in for, as Asio's timers take them
   /// (`timer.expires_at(std::chrono::steady_clock::time_point::max())`).
-  /// The same time since the clock's epoch on the host's virtual clock:
-  /// min() and max() stay min() and max(); simasio::steady_clock's epoch is
+  /// The same time since the clock's epoch on the host's virtual clock
+  /// (std::chrono::steady_clock's epoch is the host's boot in a simulated
+  /// process's code: detail::steady_boot_ns()): min() and max() stay min()
+  /// and max(); simasio::steady_clock's epoch is
   /// the world's start and system_clock's is Unix time, so a time point
   /// computed from std::chrono::steady_clock::now() (real time) lies far in
   /// virtual time unless the clock reads are interposed.
@@ -213,7 +215,8 @@ class basic_waitable_timer {
     const wide since = expiry_time.time_since_epoch();
     if (since >= wide(duration::max())) return expires_at(time_point::max());
     if (since <= wide(duration::min())) return expires_at(time_point::min());
-    return expires_at(time_point(std::chrono::duration_cast<duration>(expiry_time.time_since_epoch())));
+    return expires_at(time_point(std::chrono::duration_cast<duration>(expiry_time.time_since_epoch()) -
+                                 duration(clock_traits::std_offset())));
   }
   /// Sets the expiry relative to the host's clock now.
   std::size_t expires_after(const duration& expiry_time) {

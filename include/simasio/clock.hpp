@@ -18,6 +18,13 @@ std::int64_t host_local_ns(const world_core& core, const host_state* h) noexcept
 // Local time on the host of the running handler of the current world.
 // @throws escape_error when no world is alive on this thread.
 std::int64_t current_local_ns();
+// How far std::chrono::steady_clock (CLOCK_MONOTONIC, with
+// simasio::interpose) reads ahead of simasio::steady_clock: 1000 s in a
+// simulated process's code (its stack, or a handler of an io_context it
+// made), where it reads time since its host booted as Linux's does, never
+// 0 (code takes a zero time for "not set": libcurl's timers do); 0
+// elsewhere. Timers convert std::chrono::steady_clock time points by it.
+std::int64_t steady_boot_ns() noexcept;
 }  // namespace detail
 
 /// A steady chrono clock that reads virtual time: the current host's view
@@ -93,6 +100,8 @@ struct sim_clock_traits<steady_clock> : std::true_type {
   }
   static constexpr const char* timer_name = "steady_timer";
   using std_clock = std::chrono::steady_clock;  // whose time points the timer also accepts
+  // How far std_clock's reading is ahead of this clock's (steady_boot_ns).
+  static std::int64_t std_offset() noexcept { return steady_boot_ns(); }
 };
 
 template <>
@@ -105,6 +114,7 @@ struct sim_clock_traits<system_clock> : std::true_type {
   }
   static constexpr const char* timer_name = "system_timer";
   using std_clock = std::chrono::system_clock;
+  static std::int64_t std_offset() noexcept { return 0; }
 };
 
 // True when one clock is a simasio clock and the other the std::chrono

@@ -57,7 +57,8 @@ class process {
   /// Its standard input, output and error are pipes between it and the
   /// scenario: descriptors 0, 1 and 2 of the process (read through
   /// posix::stream_descriptor, or read()/write() with simasio::interpose;
-  /// C stdio and C++ streams still write to the test program's own).
+  /// with simasio::interpose, C stdio on stdin, stdout and stderr and so
+  /// std::cin, std::cout and std::cerr reach them too).
   ///
   /// write_stdin appends @p data to its standard input, at this point of
   /// the run: a read waiting on it completes (as a step of the reader's

@@ -13,8 +13,8 @@
 // -shm file), detached by a truncation or a power cut. Every
 // other path and descriptor goes to libc as before, but for a simulated
 // process's descriptors 0, 1 and 2 (and dup()s of them): read() and write()
-// there are the process's standard streams (stdio.cpp); C stdio and C++
-// streams use libc's internal calls and are not redirected. Calls glibc
+// there are the process's standard streams (stdio.cpp; C stdio on them:
+// src/interpose/stdio.cpp). Calls glibc
 // declares non-throwing (ftruncate, unlink, rename) take effect without
 // the disk's time passing: a process must not unwind through them.
 #include <simasio/detail/interpose.hpp>

@@ -11,7 +11,9 @@
 //
 // While a world runs:
 //   clock_gettime   MONOTONIC, MONOTONIC_RAW, MONOTONIC_COARSE, BOOTTIME:
-//                   the host's virtual steady time; REALTIME,
+//                   the host's virtual steady time (simasio::steady_clock;
+//                   in a process's code, 1000 s more: since its host
+//                   booted, steady_boot_ns()); REALTIME,
 //                   REALTIME_COARSE, TAI: its virtual Unix time. CPU-time
 //                   clocks stay real.
 //   gettimeofday, time                      virtual Unix time
@@ -30,6 +32,7 @@
 //                                           network; elsewhere refused
 // A refused call reaches no kernel; the run then throws escape_error naming it.
 // File calls on paths under /simdisk: files.cpp.
+#include <simasio/clock.hpp>
 #include <simasio/detail/interpose.hpp>
 
 #include <atomic>
@@ -46,6 +49,7 @@
 #include <netdb.h>
 #include <pthread.h>
 #include <sched.h>
+#include <sys/sysinfo.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -118,6 +122,9 @@ SIMASIO_NEXT(clock_nanosleep, int (*)(clockid_t, int, const timespec*, timespec*
 SIMASIO_NEXT(usleep, int (*)(useconds_t));
 SIMASIO_NEXT(sleep, unsigned int (*)(unsigned int));
 SIMASIO_NEXT(sched_yield, int (*)());
+SIMASIO_NEXT(get_nprocs, int (*)());
+SIMASIO_NEXT(get_nprocs_conf, int (*)());
+SIMASIO_NEXT(sysconf, long (*)(int));
 SIMASIO_NEXT(abort, void (*)());
 SIMASIO_NEXT(__assert_fail, void (*)(const char*, const char*, unsigned int, const char*));
 SIMASIO_NEXT(exit, void (*)(int));
@@ -237,10 +244,10 @@ int clock_gettime(clockid_t id, timespec* ts) __THROW {
   if (sim::active()) {
     switch (id) {
       case CLOCK_MONOTONIC:
-      case CLOCK_MONOTONIC_RAW:
       case CLOCK_MONOTONIC_COARSE:
+      case CLOCK_MONOTONIC_RAW:
       case CLOCK_BOOTTIME:
-        to_timespec(sim::steady_ns(), ts);
+        to_timespec(sim::steady_ns() + simasio::detail::steady_boot_ns(), ts);
         return 0;
       case CLOCK_REALTIME:
       case CLOCK_REALTIME_COARSE:
@@ -435,6 +442,31 @@ int pthread_getname_np(pthread_t thread, char* buf, size_t len) __THROW {
   }
   if (auto f = next_pthread_getname_np.get()) return f(thread, buf, len);
   return ESRCH;
+}
+
+// ---- the machine's size -----------------------------------------------------------
+// std::thread::hardware_concurrency() and thread pools sized from it
+// (cpp-httplib's) would follow the test machine: a simulated process's host
+// has simulated_cpus processors, whatever the machine running the test.
+
+int get_nprocs() __THROW {
+  if (sim::active() && sim::in_process_code()) return sim::simulated_cpus;
+  if (auto f = next_get_nprocs.get()) return f();
+  return 1;
+}
+
+int get_nprocs_conf() __THROW {
+  if (sim::active() && sim::in_process_code()) return sim::simulated_cpus;
+  if (auto f = next_get_nprocs_conf.get()) return f();
+  return 1;
+}
+
+long sysconf(int name) __THROW {
+  if ((name == _SC_NPROCESSORS_ONLN || name == _SC_NPROCESSORS_CONF) && sim::active() && sim::in_process_code())
+    return sim::simulated_cpus;
+  if (auto f = next_sysconf.get()) return f(name);
+  errno = EINVAL;
+  return -1;
 }
 
 // ---- a process's end --------------------------------------------------------------

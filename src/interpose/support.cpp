@@ -44,7 +44,7 @@ bool set_timerfd(int fd, bool absolute, std::int64_t ns) noexcept {
   const host_state* host = core.clock_host();
   const std::int64_t local_now = host_local_ns(core, host);
   // Asio's relative values are at most 5 minutes: no overflow.
-  const std::int64_t local = absolute ? ns : local_now + ns;
+  const std::int64_t local = absolute ? ns - steady_boot_ns() : local_now + ns;
   const std::int64_t world = host != nullptr ? host->world_from_local(local) : local;
   return core.set_real_timerfd(fd, duration(world));
 }

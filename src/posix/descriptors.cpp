@@ -306,11 +306,14 @@ struct timer_desc final : desc_object {
   std::int64_t local(duration w) const noexcept {
     std::int64_t ns = host != nullptr ? host->local_from_world(w.count()) : w.count();
     if (clock == CLOCK_REALTIME) ns += std::chrono::duration_cast<std::chrono::nanoseconds>(system_clock::epoch).count();
+    else ns += steady_boot_ns();
     return ns;
   }
   duration world(std::int64_t local_ns) const noexcept {
     if (clock == CLOCK_REALTIME)
       local_ns -= std::chrono::duration_cast<std::chrono::nanoseconds>(system_clock::epoch).count();
+    else
+      local_ns -= steady_boot_ns();
     return duration(host != nullptr ? host->world_from_local(local_ns) : local_ns);
   }
 };
@@ -554,8 +557,7 @@ long eventfd_io(int fd, std::uint64_t* value, bool reading) {
 int posix_timerfd_create(int clock, int flags) {
   if (clock != CLOCK_MONOTONIC && clock != CLOCK_REALTIME && clock != CLOCK_BOOTTIME) return posix::fail(EINVAL);
   world_core& c = *running_core_tls;
-  auto t = std::make_shared<posix::timer_desc>(c, posix::caller(c), clock == CLOCK_REALTIME ? CLOCK_REALTIME : CLOCK_MONOTONIC,
-                                               posix::calling_host(c));
+  auto t = std::make_shared<posix::timer_desc>(c, posix::caller(c), clock, posix::calling_host(c));
   t->non_blocking = (flags & TFD_NONBLOCK) != 0;
   return posix::install(std::move(t), (flags & TFD_CLOEXEC) != 0);
 }

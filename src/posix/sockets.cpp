@@ -483,6 +483,17 @@ long posix_recvmsg(int fd, msghdr* msg, int flags) {
   msg->msg_flags = 0;
   std::size_t got = 0;
   const std::size_t want = total(msg);
+  if (want == 0 && d->s->proto == transport::tcp && !d->s->listening) {
+    // Linux's tcp_recvmsg: a zero-length read still waits for data (or the
+    // end of the stream) and returns 0 then; Asio's zero-sized read would
+    // complete at once.
+    const auto ready = [&] {
+      return d->s == nullptr || (d->events() & (POLLIN | POLLERR | POLLHUP | POLLRDHUP)) != 0;
+    };
+    if (!ready() && !may_wait(*d, flags)) return fail(EAGAIN);
+    if (!wait_for(c, {d}, duration::max(), "recv() on a socket with nothing to read", ready)) return -1;
+    return 0;
+  }
   for (;;) {
     socket_state& s = *d->s;
     direct_op op;
@@ -601,8 +612,11 @@ int posix_getpeername(int fd, sockaddr* addr, socklen_t* len) {
   int e = 0;
   socket_desc* d = socket_of(fd, e);
   if (d == nullptr) return fail(e);
-  if (!d->s->connected) return fail(ENOTCONN);
-  write_endpoint(d->s->v6, d->s->remote, addr, len);
+  // Linux's TCP_CLOSE: never connected, reset, or both ways finished (its
+  // FIN sent and the peer's received: TIME_WAIT's socket is closed).
+  const socket_state& s = *d->s;
+  if (!s.connected || (s.proto == transport::tcp && (s.ended || (s.rx_fin && s.tx_shutdown)))) return fail(ENOTCONN);
+  write_endpoint(s.v6, s.remote, addr, len);
   return 0;
 }
 

@@ -654,7 +654,7 @@ std::shared_ptr<process_stdio> world_core::stdio_of(std::uint32_t owner) const {
 
 std::uint32_t world_core::calling_owner() const noexcept {
   if (current_process_ != nullptr) return current_process_->group + 1;
-  return current_ != nullptr ? current_->owner : 0;
+  return current_ != nullptr ? current_->owner : polling_owner_;
 }
 
 context_state& world_core::owner_context(std::uint32_t owner) const noexcept { return processes_[owner - 1]->sched; }

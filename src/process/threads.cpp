@@ -89,6 +89,8 @@ class thread_sync {
 #if defined(__linux__)
     if (clock == CLOCK_REALTIME)
       local -= std::chrono::duration_cast<std::chrono::nanoseconds>(system_clock::epoch).count();
+    else
+      local -= steady_boot_ns();
 #endif
     const std::int64_t world = host->world_from_local(local);
     return duration(std::max<std::int64_t>(world, c.now().count()));
@@ -98,6 +100,8 @@ class thread_sync {
 #if defined(__linux__)
     if (clock == CLOCK_REALTIME)
       ns += std::chrono::duration_cast<std::chrono::nanoseconds>(system_clock::epoch).count();
+    else
+      ns += steady_boot_ns();
 #endif
     return ns;
   }

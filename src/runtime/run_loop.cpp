@@ -146,12 +146,18 @@ void world_core::drive_real_objects(context_state& ctx) {
 // interposition library makes it virtual.
 void world_core::poll_real_scheduler(context_state& ctx) {
   const host_state* saved = booting_;
+  const std::uint32_t saved_owner = polling_owner_;
   booting_ = ctx.host;
+  polling_owner_ = ctx.owner;  // a process's context: its clocks read as its code's (steady_boot_ns)
   struct restore {
     world_core& core;
     const host_state* saved;
-    ~restore() { core.booting_ = saved; }
-  } guard{*this, saved};
+    std::uint32_t owner;
+    ~restore() {
+      core.booting_ = saved;
+      core.polling_owner_ = owner;
+    }
+  } guard{*this, saved, saved_owner};
   poll_real_timers(ctx.real_scheduler);
 }
 

@@ -9,6 +9,8 @@
 #include <simasio/detail/sim_context.hpp>
 
 #include <memory>
+
+#include <simasio/detail/interpose.hpp>
 #include <optional>
 
 namespace simasio::detail {
@@ -18,6 +20,11 @@ namespace simasio::detail {
 std::int64_t host_local_ns(const world_core& core, const host_state* h) noexcept {
   const std::int64_t w = core.now().count();
   return h != nullptr ? h->local_from_world(w) : w;
+}
+
+std::int64_t steady_boot_ns() noexcept {
+  const world_core* core = running_core_tls;
+  return core != nullptr && core->calling_owner() != 0 ? interpose::monotonic_boot_ns : 0;
 }
 
 std::int64_t current_local_ns() {

@@ -122,7 +122,8 @@ class std_clock_timer : public simasio::basic_waitable_timer<typename simulated_
   static time_point to_std(sim_point p) noexcept {
     if (p == sim_point::max()) return time_point::max();
     if (p == sim_point::min()) return time_point::min();
-    return time_point(std::chrono::duration_cast<duration>(p.time_since_epoch()));
+    return time_point(std::chrono::duration_cast<duration>(
+        p.time_since_epoch() + std::chrono::nanoseconds(sim_clock_traits<typename simulated_clock<Clock>::type>::std_offset())));
   }
 };
 

@@ -33,6 +33,16 @@ namespace simasio::detail::interpose {
 // Whether a world runs on this thread.
 inline bool active() noexcept { return running_core_tls != nullptr; }
 
+// In a simulated process's code, CLOCK_MONOTONIC reads time since its host
+// booted, this long before world time 0: Linux's never reads 0 on a running
+// machine, and code takes a zero time for "not set" (libcurl's timers do).
+// See steady_boot_ns() (clock.hpp).
+inline constexpr std::int64_t monotonic_boot_ns = 1'000'000'000'000;  // 1000 s
+
+// What get_nprocs(), sysconf(_SC_NPROCESSORS_ONLN) and so
+// std::thread::hardware_concurrency() say in a simulated process's code.
+inline constexpr int simulated_cpus = 4;
+
 // The steady time of the host whose handler runs (world time outside a
 // handler), in nanoseconds; the simasio::steady_clock reading. Requires active().
 std::int64_t steady_ns() noexcept;

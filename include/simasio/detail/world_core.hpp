@@ -555,6 +555,9 @@ class world_core {
     timed_event ev;
   };
   std::vector<std::unique_ptr<real_timerfd>> real_timerfds_;
+  // The owner of the context whose real Asio scheduler is being polled
+  // (poll_real_scheduler): calling_owner() outside any handler then.
+  std::uint32_t polling_owner_ = 0;
   bool real_timerfds_dirty_ = false;
   // Simulated processes; none in a world that never spawns.
   struct process_deleter {

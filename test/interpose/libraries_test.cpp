@@ -1,0 +1,223 @@
+// libraries_test.cpp — networking libraries that are not simasio's, unmodified, in simulated processes
+//
+// libcurl (Debian's libcurl4-openssl, a shared object: its easy and multi
+// interfaces, its resolver thread, its poll loop) fetches from a Beast
+// server that runs on simasio's own sockets in the same world, and
+// cpp-httplib (a header-only blocking server with a thread pool, and its
+// blocking client) serves and fetches: all of it meets the simulation at
+// the system-call boundary (simasio::interpose), under latency, loss and
+// a partition that heals.
+#include <simasio/asio.hpp>
+#include <simasio/simasio.hpp>
+
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/test/unit_test.hpp>
+
+#include <curl/curl.h>
+#include <httplib.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace net = simasio::asio;
+namespace http = boost::beast::http;
+using net::ip::tcp;
+using namespace std::chrono_literals;
+
+namespace {
+
+std::uint64_t seeds() {
+  const char* v = std::getenv("SIMASIO_LIBRARY_SEEDS");
+  return v != nullptr ? std::strtoull(v, nullptr, 10) : 100;
+}
+
+simasio::check_options sweep() {
+  simasio::check_options o;
+  o.seeds = seeds();
+  o.artifacts = false;
+  o.print = false;
+  return o;
+}
+
+std::string failure_of(const simasio::check_result& r) { return r.failure ? r.failure->what : "ok"; }
+
+void faults(simasio::world& w) {
+  simasio::link_config link;
+  link.min_latency = 1ms;
+  link.max_latency = 20ms;
+  link.loss = 0.05;
+  w.net().configure(link);
+}
+
+// A partition between the server and the clients at a seeded moment in
+// the first second, healed up to 3 s later; then runs until done().
+void run_with_partition(simasio::world& w, simasio::host& server, std::vector<simasio::host*> clients,
+                        const std::function<bool()>& done) {
+  w.run_for(std::chrono::milliseconds(w.random().between(0, 1000)));
+  w.net().partition({{&server}, clients});
+  w.run_for(std::chrono::milliseconds(w.random().between(100, 3000)));
+  w.net().heal();
+  if (!w.run_until(done, std::chrono::minutes(5)))
+    throw std::runtime_error("not done within 5 minutes of virtual time: " + w.pending_report());
+}
+
+// ---- a Beast server on simasio's own sockets ----------------------------------------
+
+net::awaitable<void> beast_session(tcp::socket socket) {
+  boost::beast::flat_buffer buffer;
+  for (;;) {
+    http::request<http::string_body> req;
+    auto [ec, n] = co_await http::async_read(socket, buffer, req, net::as_tuple(net::use_awaitable));
+    if (ec) co_return;
+    http::response<http::string_body> res{http::status::ok, req.version()};
+    res.keep_alive(req.keep_alive());
+    res.set(http::field::content_type, "text/plain");
+    res.body() = "beast says hello to " + std::string(req.target());
+    res.prepare_payload();
+    auto [wec, wn] = co_await http::async_write(socket, res, net::as_tuple(net::use_awaitable));
+    if (wec || !res.keep_alive()) co_return;
+  }
+}
+
+net::awaitable<void> beast_server(tcp::acceptor& acceptor) {
+  for (;;) {
+    auto [ec, socket] = co_await acceptor.async_accept(net::as_tuple(net::use_awaitable));
+    if (ec) co_return;
+    net::co_spawn(acceptor.get_executor(), beast_session(std::move(socket)), net::detached);
+  }
+}
+
+struct beast_host {
+  simasio::host& host;
+  net::io_context io;
+  tcp::acceptor acceptor;
+  explicit beast_host(simasio::world& w)
+      : host(w.add_host("server")), io(host), acceptor(io, tcp::endpoint(tcp::v4(), 8080)) {
+    net::co_spawn(io, beast_server(acceptor), net::detached);
+  }
+};
+
+std::size_t collect(char* data, std::size_t size, std::size_t n, void* out) {
+  static_cast<std::string*>(out)->append(data, size * n);
+  return size * n;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(posix_libraries)
+
+BOOST_AUTO_TEST_CASE(libcurl_easy_fetches_from_a_beast_server_in_the_same_world) {
+  curl_global_init(CURL_GLOBAL_DEFAULT);  // once, outside any world, as a program's start does
+  const auto r = simasio::check(
+      [](simasio::world& w) {
+        faults(w);
+        beast_host server(w);
+        auto& client = w.add_host("client");
+        const simasio::process p = client.spawn([] {
+          CURL* curl = curl_easy_init();
+          std::string body;
+          curl_easy_setopt(curl, CURLOPT_URL, "http://server:8080/easy");
+          curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, &collect);
+          curl_easy_setopt(curl, CURLOPT_WRITEDATA, &body);
+          const CURLcode rc = curl_easy_perform(curl);
+          long status = 0;
+          curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+          curl_easy_cleanup(curl);
+          std::printf("%d %ld %s", static_cast<int>(rc), status, body.c_str());
+        });
+        run_with_partition(w, server.host, {&client}, [&] { return p.ended(); });
+        if (p.stdout_text() != "0 200 beast says hello to /easy")
+          throw std::runtime_error("curl printed \"" + p.stdout_text() + "\"");
+      },
+      sweep());
+  BOOST_TEST(r.ok(), failure_of(r));
+  BOOST_TEST(r.runs == seeds());
+}
+
+BOOST_AUTO_TEST_CASE(libcurl_multi_fetches_three_urls_at_once_over_poll) {
+  curl_global_init(CURL_GLOBAL_DEFAULT);
+  const auto r = simasio::check(
+      [](simasio::world& w) {
+        faults(w);
+        beast_host server(w);
+        auto& client = w.add_host("client");
+        const simasio::process p = client.spawn([] {
+          CURLM* multi = curl_multi_init();
+          std::vector<std::string> bodies(3);
+          std::vector<CURL*> easies;
+          for (int i = 0; i < 3; ++i) {
+            CURL* e = curl_easy_init();
+            const std::string url = "http://server:8080/multi/" + std::to_string(i);
+            curl_easy_setopt(e, CURLOPT_URL, url.c_str());
+            curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, &collect);
+            curl_easy_setopt(e, CURLOPT_WRITEDATA, &bodies[static_cast<std::size_t>(i)]);
+            curl_multi_add_handle(multi, e);
+            easies.push_back(e);
+          }
+          int running = 0;
+          do {
+            curl_multi_perform(multi, &running);
+            if (running > 0) curl_multi_poll(multi, nullptr, 0, 1000, nullptr);
+          } while (running > 0);
+          int left = 0;
+          int ok = 0;
+          while (CURLMsg* m = curl_multi_info_read(multi, &left))
+            if (m->msg == CURLMSG_DONE && m->data.result == CURLE_OK) ++ok;
+          for (CURL* e : easies) {
+            curl_multi_remove_handle(multi, e);
+            curl_easy_cleanup(e);
+          }
+          curl_multi_cleanup(multi);
+          std::printf("%d|%s|%s|%s", ok, bodies[0].c_str(), bodies[1].c_str(), bodies[2].c_str());
+        });
+        run_with_partition(w, server.host, {&client}, [&] { return p.ended(); });
+        if (p.stdout_text() !=
+            "3|beast says hello to /multi/0|beast says hello to /multi/1|beast says hello to /multi/2")
+          throw std::runtime_error("curl multi printed \"" + p.stdout_text() + "\"");
+      },
+      sweep());
+  BOOST_TEST(r.ok(), failure_of(r));
+}
+
+BOOST_AUTO_TEST_CASE(cpp_httplib_blocking_server_and_client_with_its_thread_pool) {
+  const auto r = simasio::check(
+      [](simasio::world& w) {
+        faults(w);
+        auto& server = w.add_host("server");
+        auto& client = w.add_host("client");
+        server.spawn([] {
+          httplib::Server svr;
+          // Its default read timeout (5 s) is shorter than a request can
+          // stall behind the partition and TCP's backoff: it then answers
+          // 400, as it would on a real network.
+          svr.set_read_timeout(60, 0);
+          svr.Get("/hi", [](const httplib::Request& req, httplib::Response& res) {
+            res.set_content("httplib hi, " + req.get_param_value("who"), "text/plain");
+          });
+          svr.listen("0.0.0.0", 8080);
+        });
+        w.run_for(10ms);
+        const simasio::process p = client.spawn([] {
+          httplib::Client cli("server", 8080);
+          cli.set_connection_timeout(std::chrono::seconds(60));
+          cli.set_read_timeout(std::chrono::seconds(60));
+          for (const char* who : {"ann", "bob"}) {
+            auto res = cli.Get(std::string("/hi?who=") + who);
+            if (res) std::printf("%d %s;", res->status, res->body.c_str());
+            else std::printf("error %d;", static_cast<int>(res.error()));
+          }
+        });
+        run_with_partition(w, server, {&client}, [&] { return p.ended(); });
+        if (p.stdout_text() != "200 httplib hi, ann;200 httplib hi, bob;")
+          throw std::runtime_error("the httplib client printed \"" + p.stdout_text() + "\"");
+      },
+      sweep());
+  BOOST_TEST(r.ok(), failure_of(r));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
