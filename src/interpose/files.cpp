@@ -19,6 +19,8 @@
 // the disk's time passing: a process must not unwind through them.
 #include <simasio/detail/interpose.hpp>
 
+#include "real_symbol.hpp"
+
 #include <cerrno>
 #include <cstdarg>
 #include <cstdint>
@@ -34,20 +36,6 @@
 namespace {
 
 namespace sim = simasio::detail::interpose;
-
-// The next definition of a function (libc's, or a sanitizer's interceptor
-// in front of it), looked up on first use: a plain pointer, no guarded
-// static (whose lock could itself be interposed). Looking it up twice is
-// harmless.
-template <class F>
-F next(F& slot, const char* name) noexcept {
-  if (slot == nullptr) slot = reinterpret_cast<F>(::dlsym(RTLD_NEXT, name));
-  return slot;
-}
-
-#define SIMASIO_REAL(name, type) \
-  static std::type_identity_t<type> real_##name##_slot = nullptr; \
-  const auto real_##name = next(real_##name##_slot, #name)
 
 unsigned mode_arg(int flags, va_list ap) noexcept {
   return (flags & (O_CREAT | O_TMPFILE)) != 0 ? va_arg(ap, unsigned) : 0u;

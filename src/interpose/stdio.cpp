@@ -11,6 +11,8 @@
 // process, are libc's.
 #include <simasio/detail/interpose.hpp>
 
+#include "real_symbol.hpp"
+
 #include <cerrno>
 #include <cstdarg>
 #include <cstdio>
@@ -24,16 +26,6 @@
 namespace {
 
 namespace sim = simasio::detail::interpose;
-
-template <class F>
-F next(F& slot, const char* name) noexcept {
-  if (slot == nullptr) slot = reinterpret_cast<F>(::dlsym(RTLD_NEXT, name));
-  return slot;
-}
-
-#define SIMASIO_REAL(name, type) \
-  static std::type_identity_t<type> real_##name##_slot = nullptr; \
-  const auto real_##name = next(real_##name##_slot, #name)
 
 // 0, 1 or 2 for a standard stream while a world runs, else -1.
 int std_fd(FILE* f) noexcept {

@@ -91,6 +91,11 @@ desc_object* find(int fd) noexcept {
   return e != nullptr && e->core == running_core_tls ? e->obj.get() : nullptr;
 }
 
+std::shared_ptr<desc_object> shared(int fd) noexcept {
+  entry* e = slot(fd);
+  return e != nullptr && e->core == running_core_tls ? e->obj : nullptr;
+}
+
 int install(std::shared_ptr<desc_object> obj, bool cloexec) {
   const int fd = placeholder();
   if (fd < 0) return -1;
@@ -353,7 +358,8 @@ namespace {
 // read/write of any simulated descriptor: waits in a blocking one.
 template <class Op>
 long transfer(int fd, bool reading, Op&& op) {
-  desc_object* d = posix::find(fd);
+  const std::shared_ptr<desc_object> keep = posix::shared(fd);  // alive though another thread closes fd
+  desc_object* d = keep.get();
   if (d == nullptr) return posix::fail(EBADF);
   world_core& c = *d->core;
   long r = 0;

@@ -64,6 +64,9 @@ struct desc_object {
 
 // The descriptor fd, when it is a simulated one of the running world.
 desc_object* find(int fd) noexcept;
+// The same, held: a call that may wait keeps its object alive though
+// another thread closes the descriptor meanwhile.
+std::shared_ptr<desc_object> shared(int fd) noexcept;
 // A new descriptor for obj (a placeholder of /dev/null underneath); -1 with
 // errno EMFILE when the test program is out of descriptors.
 int install(std::shared_ptr<desc_object> obj, bool cloexec);

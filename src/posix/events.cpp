@@ -97,12 +97,14 @@ int fail(int e) noexcept {
 
 int posix_poll(pollfd* fds, unsigned long n, long long timeout_ns, int (*real_poll)(pollfd*, unsigned long, int)) {
   world_core& c = *running_core_tls;
+  std::vector<std::shared_ptr<desc_object>> held;  // alive though another thread closes one meanwhile
   std::vector<desc_object*> objs;
-  bool any_real = false;
   for (unsigned long i = 0; i < n; ++i) {
     if (fds[i].fd < 0) continue;
-    if (desc_object* d = find(fds[i].fd)) objs.push_back(d);
-    else any_real = true;
+    if (auto d = shared(fds[i].fd)) {
+      objs.push_back(d.get());
+      held.push_back(std::move(d));
+    }
   }
   int count = 0;
   auto collect = [&] {
@@ -121,7 +123,6 @@ int posix_poll(pollfd* fds, unsigned long n, long long timeout_ns, int (*real_po
     }
     return count > 0;
   };
-  (void)any_real;
   const duration deadline = deadline_ns(c, timeout_ns);
   if (!wait_for(c, objs, deadline, "poll()", collect) && c.now() < deadline) return -1;
   return count;
@@ -133,6 +134,7 @@ int posix_select(int nfds, void* read_set, void* write_set, void* except_set, lo
   auto* x = static_cast<fd_set*>(except_set);
   if (nfds < 0 || nfds > FD_SETSIZE) return fail(EINVAL);
   world_core& c = *running_core_tls;
+  std::vector<std::shared_ptr<desc_object>> held;
   std::vector<desc_object*> objs;
   fd_set in_r, in_w, in_x;
   FD_ZERO(&in_r);
@@ -145,9 +147,10 @@ int posix_select(int nfds, void* read_set, void* write_set, void* except_set, lo
     const bool asked = (r != nullptr && FD_ISSET(fd, &in_r)) || (w != nullptr && FD_ISSET(fd, &in_w)) ||
                        (x != nullptr && FD_ISSET(fd, &in_x));
     if (!asked) continue;
-    desc_object* d = find(fd);
-    if (d == nullptr) return fail(EBADF);  // a real descriptor in a simulated process's select: not modelled
-    objs.push_back(d);
+    auto d = shared(fd);
+    if (!d) return fail(EBADF);  // a real descriptor in a simulated process's select: not modelled
+    objs.push_back(d.get());
+    held.push_back(std::move(d));
   }
   int count = 0;
   auto collect = [&] {
@@ -225,7 +228,8 @@ int posix_epoll_ctl(int epfd, int op, int fd, epoll_event* ev) {
 }
 
 int posix_epoll_wait(int epfd, epoll_event* events, int max, long long timeout_ns) {
-  desc_object* e = find(epfd);
+  const std::shared_ptr<desc_object> held = shared(epfd);
+  desc_object* e = held.get();
   if (e == nullptr) return fail(EBADF);
   if (e->kind != desc_kind::epoll) return fail(EINVAL);
   if (max <= 0) return fail(EINVAL);

@@ -120,8 +120,12 @@ int errno_of(const boost::system::error_code& ec) noexcept {
   return EIO;
 }
 
-socket_desc* socket_of(int fd, int& e) noexcept {
-  desc_object* d = find(fd);
+// The socket behind fd, held for the length of a call: another thread of
+// the process may close the descriptor while this one waits (the call then
+// fails with EBADF; Linux's would finish on the open file).
+socket_desc* socket_of(int fd, int& e, std::shared_ptr<desc_object>& keep) noexcept {
+  keep = shared(fd);
+  desc_object* d = keep.get();
   if (d == nullptr) {
     e = EBADF;
     return nullptr;
@@ -205,14 +209,13 @@ net_endpoint wildcard(bool v6) {
           0};
 }
 
-// Runs one synchronous operation on the socket; it has completed when this returns.
+// Runs one synchronous operation on the socket: it has completed when this
+// returns, but for a TCP connect still in its handshake, which completes
+// later (its unit of work stays counted until then).
 void run_op(socket_desc& d, direct_op& op) {
   ++d.s->ctx->work;
   d.net->start(*d.s, op);
-  if (!op.done) {  // a connect still in its handshake: not on the stack
-    --d.s->ctx->work;
-    op.ec_ = aerr::would_block;
-  }
+  if (!op.done) op.ec_ = aerr::would_block;
 }
 
 socket_ops& net_of_world() { return access::net(*current_world()); }
@@ -286,7 +289,8 @@ int posix_socketpair(int domain, int type, int protocol, int* sv) {
 
 int posix_bind(int fd, const sockaddr* addr, socklen_t len) {
   int e = 0;
-  socket_desc* d = socket_of(fd, e);
+  std::shared_ptr<desc_object> keep;
+  socket_desc* d = socket_of(fd, e, keep);
   if (d == nullptr) return fail(e);
   net_endpoint ep;
   if (!endpoint_of(addr, len, ep, e)) return fail(e);
@@ -296,7 +300,8 @@ int posix_bind(int fd, const sockaddr* addr, socklen_t len) {
 
 int posix_listen(int fd, int backlog) {
   int e = 0;
-  socket_desc* d = socket_of(fd, e);
+  std::shared_ptr<desc_object> keep;
+  socket_desc* d = socket_of(fd, e, keep);
   if (d == nullptr) return fail(e);
   if (d->type != SOCK_STREAM) return fail(EOPNOTSUPP);
   if (auto ec = d->net->listen(*d->s, backlog)) return fail(errno_of(ec));
@@ -306,14 +311,16 @@ int posix_listen(int fd, int backlog) {
 
 int posix_accept(int fd, sockaddr* addr, socklen_t* len, int flags) {
   int e = 0;
-  socket_desc* d = socket_of(fd, e);
+  std::shared_ptr<desc_object> keep;
+  socket_desc* d = socket_of(fd, e, keep);
   if (d == nullptr) return fail(e);
   if (!d->s->listening) return fail(EINVAL);
   world_core& c = *d->core;
   const bool ok = wait_for(c, {d}, duration::max(), "accept()", [&] {
-    return !d->s->listening || !d->s->accept_queue.empty() || d->non_blocking;
+    return d->s == nullptr || !d->s->listening || !d->s->accept_queue.empty() || d->non_blocking;
   });
   if (!ok) return -1;
+  if (d->s == nullptr) return fail(EBADF);
   if (!d->s->listening) return fail(EINVAL);
   if (d->s->accept_queue.empty()) return fail(EAGAIN);
   const std::uint32_t owner = posix::caller(c);
@@ -338,7 +345,8 @@ int posix_accept(int fd, sockaddr* addr, socklen_t* len, int flags) {
 
 int posix_connect(int fd, const sockaddr* addr, socklen_t len) {
   int e = 0;
-  socket_desc* d = socket_of(fd, e);
+  std::shared_ptr<desc_object> keep;
+  socket_desc* d = socket_of(fd, e, keep);
   if (d == nullptr) return fail(e);
   socket_state& s = *d->s;
   if (addr != nullptr && len >= sizeof(sa_family_t) && addr->sa_family == AF_UNSPEC) {
@@ -379,8 +387,10 @@ int posix_connect(int fd, const sockaddr* addr, socklen_t len) {
     }
     if (d->non_blocking) return fail(EINPROGRESS);
   }
-  const bool ok = wait_for(*d->core, {d}, duration::max(), "connect()", [&] { return d->connecting != cs::connecting; });
+  const bool ok = wait_for(*d->core, {d}, duration::max(), "connect()",
+                           [&] { return d->s == nullptr || d->connecting != cs::connecting; });
   if (!ok) return -1;
+  if (d->s == nullptr) return fail(EBADF);
   if (d->connecting == cs::failed) {
     d->connecting = cs::idle;
     return fail(std::exchange(d->so_error, 0));
@@ -391,7 +401,8 @@ int posix_connect(int fd, const sockaddr* addr, socklen_t len) {
 
 long posix_sendmsg(int fd, const msghdr* msg, int flags) {
   int e = 0;
-  socket_desc* d = socket_of(fd, e);
+  std::shared_ptr<desc_object> keep;
+  socket_desc* d = socket_of(fd, e, keep);
   if (d == nullptr) {
     if (e == ENOTSOCK) {  // a socketpair's end
       if (desc_object* o = find(fd); o != nullptr && o->kind == desc_kind::stream_end) {
@@ -442,6 +453,7 @@ long posix_sendmsg(int fd, const msghdr* msg, int flags) {
     }
     rest.msg_iov = left.data();
     rest.msg_iovlen = left.size();
+    if (d->s == nullptr) return sent > 0 ? static_cast<long>(sent) : fail(EBADF);
     direct_op op;
     op.kind_ = sock_op::kind::write;
     capture(op, &rest);
@@ -467,7 +479,8 @@ long posix_sendmsg(int fd, const msghdr* msg, int flags) {
 
 long posix_recvmsg(int fd, msghdr* msg, int flags) {
   int e = 0;
-  socket_desc* d = socket_of(fd, e);
+  std::shared_ptr<desc_object> keep;
+  socket_desc* d = socket_of(fd, e, keep);
   if (d == nullptr) {
     if (e == ENOTSOCK) {
       if (desc_object* o = find(fd); o != nullptr && o->kind == desc_kind::stream_end) {
@@ -495,6 +508,7 @@ long posix_recvmsg(int fd, msghdr* msg, int flags) {
     return 0;
   }
   for (;;) {
+    if (d->s == nullptr) return got > 0 ? static_cast<long>(got) : fail(EBADF);
     socket_state& s = *d->s;
     direct_op op;
     op.kind_ = s.proto == transport::udp ? sock_op::kind::receive_from : sock_op::kind::read;
@@ -545,7 +559,8 @@ long posix_recvmsg(int fd, msghdr* msg, int flags) {
 
 int posix_shutdown(int fd, int how) {
   int e = 0;
-  socket_desc* d = socket_of(fd, e);
+  std::shared_ptr<desc_object> keep;
+  socket_desc* d = socket_of(fd, e, keep);
   if (d == nullptr) return fail(e);
   if (how != SHUT_RD && how != SHUT_WR && how != SHUT_RDWR) return fail(EINVAL);
   if (auto ec = d->net->shutdown(*d->s, how != SHUT_RD, how != SHUT_WR)) return fail(errno_of(ec));
@@ -555,7 +570,8 @@ int posix_shutdown(int fd, int how) {
 
 int posix_getsockopt(int fd, int level, int name, void* value, socklen_t* len) {
   int e = 0;
-  socket_desc* d = socket_of(fd, e);
+  std::shared_ptr<desc_object> keep;
+  socket_desc* d = socket_of(fd, e, keep);
   if (d == nullptr) return fail(e);
   auto put = [&](int v) {
     if (*len < sizeof(int)) return fail(EINVAL);
@@ -585,7 +601,8 @@ int posix_getsockopt(int fd, int level, int name, void* value, socklen_t* len) {
 
 int posix_setsockopt(int fd, int level, int name, const void* value, socklen_t len) {
   int e = 0;
-  socket_desc* d = socket_of(fd, e);
+  std::shared_ptr<desc_object> keep;
+  socket_desc* d = socket_of(fd, e, keep);
   if (d == nullptr) return fail(e);
   if (value == nullptr && len > 0) return fail(EFAULT);
   // Linux doubles what SO_SNDBUF and SO_RCVBUF ask (Asio halves it back on reading).
@@ -601,7 +618,8 @@ int posix_setsockopt(int fd, int level, int name, const void* value, socklen_t l
 
 int posix_getsockname(int fd, sockaddr* addr, socklen_t* len) {
   int e = 0;
-  socket_desc* d = socket_of(fd, e);
+  std::shared_ptr<desc_object> keep;
+  socket_desc* d = socket_of(fd, e, keep);
   if (d == nullptr) return fail(e);
   const net_endpoint ep = d->s->bound ? d->s->local : wildcard(d->s->v6);
   write_endpoint(d->s->v6, ep, addr, len);
@@ -610,7 +628,8 @@ int posix_getsockname(int fd, sockaddr* addr, socklen_t* len) {
 
 int posix_getpeername(int fd, sockaddr* addr, socklen_t* len) {
   int e = 0;
-  socket_desc* d = socket_of(fd, e);
+  std::shared_ptr<desc_object> keep;
+  socket_desc* d = socket_of(fd, e, keep);
   if (d == nullptr) return fail(e);
   // Linux's TCP_CLOSE: never connected, reset, or both ways finished (its
   // FIN sent and the peer's received: TIME_WAIT's socket is closed).

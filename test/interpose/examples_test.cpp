@@ -10,6 +10,8 @@
 // programs printed.
 #include <simasio/simasio.hpp>
 
+#include "faulty_runs.hpp"
+
 #include <boost/test/unit_test.hpp>
 
 #include <chrono>
@@ -34,54 +36,22 @@ using namespace std::chrono_literals;
 
 namespace {
 
-std::uint64_t seeds() {
-  const char* v = std::getenv("SIMASIO_EXAMPLE_SEEDS");
-  return v != nullptr ? std::strtoull(v, nullptr, 10) : 100;
-}
+std::uint64_t seeds() { return faulty::seeds("SIMASIO_EXAMPLE_SEEDS"); }
+simasio::check_options sweep() { return faulty::sweep(seeds()); }
+using faulty::failure_of;
 
-simasio::check_options sweep() {
-  simasio::check_options o;
-  o.seeds = seeds();
-  o.artifacts = false;
-  o.print = false;
-  return o;
-}
-
-std::string failure_of(const simasio::check_result& r) { return r.failure ? r.failure->what : "ok"; }
-
-// Latency, 5% loss, and a partition between the server and its clients
-// that heals: it starts within the first second and lasts up to 3 s.
+// A server and n clients, under the faults of faulty_runs.hpp.
 struct faulty_world {
   simasio::world& w;
   simasio::host& server;
   std::vector<simasio::host*> clients;
 
-  faulty_world(simasio::world& world, int n)
-      : w(world), server(world.add_host("server")) {
+  faulty_world(simasio::world& world, int n) : w(world), server(world.add_host("server")) {
     for (int i = 0; i < n; ++i) clients.push_back(&w.add_host("client" + std::to_string(i + 1)));
-    simasio::link_config link;
-    link.min_latency = 1ms;
-    link.max_latency = 20ms;
-    link.loss = 0.05;
-    w.net().configure(link);
+    faulty::network(w);
   }
-
-  // Runs until done() (at most 5 minutes of virtual time), with the
-  // partition at a seeded moment.
-  void run(const std::function<bool()>& done) {
-    const auto start = std::chrono::milliseconds(w.random().between(0, 1000));
-    const auto length = std::chrono::milliseconds(w.random().between(100, 3000));
-    w.run_for(start);
-    std::vector<simasio::host*> side(clients);
-    w.net().partition({{&server}, side});
-    w.run_for(length);
-    w.net().heal();
-    if (!w.run_until(done, std::chrono::minutes(5)))
-      throw std::runtime_error("the programs did not finish within 5 minutes of virtual time: " + w.pending_report());
-  }
+  void run(const std::function<bool()>& done) { faulty::run_with_partition(w, server, clients, done); }
 };
-
-std::string out_of(const simasio::process& p) { return p.stdout_text(); }
 
 void expect_output(const simasio::process& p, const std::string& expected, const char* who) {
   if (p.stdout_text() != expected)

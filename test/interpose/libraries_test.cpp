@@ -10,6 +10,8 @@
 #include <simasio/asio.hpp>
 #include <simasio/simasio.hpp>
 
+#include "faulty_runs.hpp"
+
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/test/unit_test.hpp>
@@ -31,40 +33,11 @@ using namespace std::chrono_literals;
 
 namespace {
 
-std::uint64_t seeds() {
-  const char* v = std::getenv("SIMASIO_LIBRARY_SEEDS");
-  return v != nullptr ? std::strtoull(v, nullptr, 10) : 100;
-}
-
-simasio::check_options sweep() {
-  simasio::check_options o;
-  o.seeds = seeds();
-  o.artifacts = false;
-  o.print = false;
-  return o;
-}
-
-std::string failure_of(const simasio::check_result& r) { return r.failure ? r.failure->what : "ok"; }
-
-void faults(simasio::world& w) {
-  simasio::link_config link;
-  link.min_latency = 1ms;
-  link.max_latency = 20ms;
-  link.loss = 0.05;
-  w.net().configure(link);
-}
-
-// A partition between the server and the clients at a seeded moment in
-// the first second, healed up to 3 s later; then runs until done().
-void run_with_partition(simasio::world& w, simasio::host& server, std::vector<simasio::host*> clients,
-                        const std::function<bool()>& done) {
-  w.run_for(std::chrono::milliseconds(w.random().between(0, 1000)));
-  w.net().partition({{&server}, clients});
-  w.run_for(std::chrono::milliseconds(w.random().between(100, 3000)));
-  w.net().heal();
-  if (!w.run_until(done, std::chrono::minutes(5)))
-    throw std::runtime_error("not done within 5 minutes of virtual time: " + w.pending_report());
-}
+std::uint64_t seeds() { return faulty::seeds("SIMASIO_LIBRARY_SEEDS"); }
+simasio::check_options sweep() { return faulty::sweep(seeds()); }
+using faulty::failure_of;
+using faulty::run_with_partition;
+void faults(simasio::world& w) { faulty::network(w); }
 
 // ---- a Beast server on simasio's own sockets ----------------------------------------
 
