@@ -60,11 +60,6 @@ int placeholder() noexcept {
 
 void raw_close(int fd) noexcept { ::syscall(SYS_close, fd); }
 
-int fail(int e) noexcept {
-  errno = e;
-  return -1;
-}
-
 // Drops descriptor fd's reference; the object's last one closes it.
 void release(int fd) noexcept {
   entry& e = table.slots[static_cast<std::size_t>(fd)];

@@ -17,14 +17,29 @@
 #define SIMASIO_SRC_POSIX_DESCRIPTORS_HPP
 
 #include <simasio/detail/fifo.hpp>
+#include <simasio/detail/net/socket_state.hpp>
 #include <simasio/detail/world_core.hpp>
+
+#include <cerrno>
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <vector>
 
+#include <sys/socket.h>
+
 namespace simasio::detail::posix {
+
+// A failed call's result: -1, with errno set to e.
+inline int fail(int e) noexcept {
+  errno = e;
+  return -1;
+}
+
+// A sockaddr (AF_INET or AF_INET6) as the network's endpoint; false with e
+// set (EINVAL: too short or null, EAFNOSUPPORT: another family) when it is none.
+bool endpoint_of(const sockaddr* a, socklen_t len, net_endpoint& ep, int& e) noexcept;
 
 enum class desc_kind : std::uint8_t { socket, stream_end, eventfd, timerfd, epoll };
 

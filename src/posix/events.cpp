@@ -86,15 +86,6 @@ namespace simasio::detail::interpose {
 
 using namespace posix;
 
-namespace {
-
-int fail(int e) noexcept {
-  errno = e;
-  return -1;
-}
-
-}  // namespace
-
 int posix_poll(pollfd* fds, unsigned long n, long long timeout_ns, int (*real_poll)(pollfd*, unsigned long, int)) {
   world_core& c = *running_core_tls;
   std::vector<std::shared_ptr<desc_object>> held;  // alive though another thread closes one meanwhile

@@ -53,6 +53,11 @@ int port_of(const char* service, bool numeric_only) {
   return -1;
 }
 
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  return s;
+}
+
 // The addresses a name has in the running world.
 bool lookup(const char* node, std::vector<address>& out, std::string& canonical) {
   boost::system::error_code ec;
@@ -62,9 +67,8 @@ bool lookup(const char* node, std::vector<address>& out, std::string& canonical)
     canonical = node;
     return true;
   }
-  std::string name(node);
+  std::string name = lower(node);
   if (!name.empty() && name.back() == '.') name.pop_back();
-  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
   if (name == "localhost" || name == "localhost.localdomain" || name == "ip6-localhost") {
     out.push_back(boost::asio::ip::address_v4::loopback());
     out.push_back(boost::asio::ip::address_v6::loopback());
@@ -74,9 +78,7 @@ bool lookup(const char* node, std::vector<address>& out, std::string& canonical)
   socket_ops& net = access::net(*current_world());
   for (std::uint32_t id = 0; id < net.host_count(); ++id) {
     std::string h = net.host_name(id);
-    std::string lower = h;
-    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-    if (lower == name) {
+    if (lower(h) == name) {
       out.push_back(net.host_address(id));
       canonical = h;
       return true;
@@ -185,23 +187,11 @@ int posix_getaddrinfo(const char* node, const char* service, const addrinfo* hin
 int posix_getnameinfo(const sockaddr* sa, socklen_t salen, char* host, socklen_t hostlen, char* serv,
                       socklen_t servlen, int flags) {
   if (sa == nullptr) return EAI_FAIL;
-  address a;
-  int port = 0;
-  if (sa->sa_family == AF_INET && salen >= sizeof(sockaddr_in)) {
-    sockaddr_in in;
-    std::memcpy(&in, sa, sizeof in);
-    a = boost::asio::ip::address_v4(ntohl(in.sin_addr.s_addr));
-    port = ntohs(in.sin_port);
-  } else if (sa->sa_family == AF_INET6 && salen >= sizeof(sockaddr_in6)) {
-    sockaddr_in6 in6;
-    std::memcpy(&in6, sa, sizeof in6);
-    boost::asio::ip::address_v6::bytes_type bytes;
-    std::memcpy(bytes.data(), &in6.sin6_addr, bytes.size());
-    a = boost::asio::ip::address_v6(bytes, in6.sin6_scope_id);
-    port = ntohs(in6.sin6_port);
-  } else {
-    return EAI_FAMILY;
-  }
+  net_endpoint ep;
+  int e = 0;
+  if (!posix::endpoint_of(sa, salen, ep, e)) return EAI_FAMILY;
+  const address a = ep.address;
+  const int port = ep.port;
   if (host != nullptr && hostlen > 0) {
     std::string name;
     if ((flags & NI_NUMERICHOST) == 0) {

@@ -106,11 +106,6 @@ void direct_op::on_complete(operation* op, bool) {
   }
 }
 
-int fail(int e) noexcept {
-  errno = e;
-  return -1;
-}
-
 int errno_of(const boost::system::error_code& ec) noexcept {
   if (ec.category() == boost::system::system_category() || ec.category() == boost::system::generic_category())
     return ec.value();
@@ -142,7 +137,8 @@ socket_desc* socket_of(int fd, int& e, std::shared_ptr<desc_object>& keep) noexc
   return s;
 }
 
-// A sockaddr as the network's endpoint; false (EINVAL/EAFNOSUPPORT) when it is none.
+}  // namespace
+
 bool endpoint_of(const sockaddr* a, socklen_t len, net_endpoint& ep, int& e) noexcept {
   if (a == nullptr || len < sizeof(sa_family_t)) {
     e = EINVAL;
@@ -175,6 +171,8 @@ bool endpoint_of(const sockaddr* a, socklen_t len, net_endpoint& ep, int& e) noe
   e = EAFNOSUPPORT;
   return false;
 }
+
+namespace {
 
 // Writes ep as the socket's family shows it; *len becomes its full size.
 void write_endpoint(bool v6, const net_endpoint& raw, sockaddr* out, socklen_t* len) noexcept {
@@ -405,14 +403,8 @@ long posix_sendmsg(int fd, const msghdr* msg, int flags) {
   socket_desc* d = socket_of(fd, e, keep);
   if (d == nullptr) {
     if (e == ENOTSOCK) {  // a socketpair's end
-      if (desc_object* o = find(fd); o != nullptr && o->kind == desc_kind::stream_end) {
-        std::vector<char> all;
-        for (std::size_t i = 0; i < msg->msg_iovlen; ++i) {
-          const char* p = static_cast<const char*>(msg->msg_iov[i].iov_base);
-          all.insert(all.end(), p, p + msg->msg_iov[i].iov_len);
-        }
-        return desc_write(fd, all.data(), all.size());
-      }
+      if (desc_object* o = find(fd); o != nullptr && o->kind == desc_kind::stream_end)
+        return desc_writev(fd, msg->msg_iov, static_cast<int>(msg->msg_iovlen));
     }
     return fail(e);
   }
@@ -485,9 +477,7 @@ long posix_recvmsg(int fd, msghdr* msg, int flags) {
     if (e == ENOTSOCK) {
       if (desc_object* o = find(fd); o != nullptr && o->kind == desc_kind::stream_end) {
         msg->msg_flags = 0;
-        for (std::size_t i = 0; i < msg->msg_iovlen; ++i)
-          if (msg->msg_iov[i].iov_len > 0) return desc_read(fd, msg->msg_iov[i].iov_base, msg->msg_iov[i].iov_len);
-        return 0;
+        return desc_readv(fd, msg->msg_iov, static_cast<int>(msg->msg_iovlen));
       }
     }
     return fail(e);

@@ -10,6 +10,7 @@
 
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/epoll.h>
@@ -221,6 +222,28 @@ int program() {
   note("read(timerfd)", ::read(t, &value, sizeof value));
   out->push_back("expirations " + std::to_string(value));
   ::close(t);
+
+  // Numeric name lookups (what a name resolves to is the world's, or the machine's /etc/hosts).
+  sockaddr_in numeric = loopback(7000);
+  char host[64] = "", serv[16] = "";
+  note("getnameinfo(numeric)", ::getnameinfo(reinterpret_cast<sockaddr*>(&numeric), sizeof numeric, host, sizeof host,
+                                             serv, sizeof serv, NI_NUMERICHOST | NI_NUMERICSERV));
+  out->push_back(std::string(host) + " " + serv);
+  // An EAI_ code, not errno.
+  out->push_back("getnameinfo(too short) = " +
+                 std::to_string(::getnameinfo(reinterpret_cast<sockaddr*>(&numeric), 4, host, sizeof host, serv,
+                                              sizeof serv, NI_NUMERICHOST | NI_NUMERICSERV)));
+  addrinfo hints{};
+  hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* res = nullptr;
+  note("getaddrinfo(127.0.0.1, 7000)", ::getaddrinfo("127.0.0.1", "7000", &hints, &res));
+  if (res != nullptr) {
+    const auto* in = reinterpret_cast<const sockaddr_in*>(res->ai_addr);
+    out->push_back("family " + std::to_string(res->ai_family) + " port " + std::to_string(ntohs(in->sin_port)) +
+                   " more " + std::to_string(res->ai_next != nullptr));
+    ::freeaddrinfo(res);
+  }
   return 0;
 }
 
