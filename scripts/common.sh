@@ -3,17 +3,18 @@
 set -euo pipefail
 
 SIMASIO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-SIMASIO_PACKAGES=(cmake ninja-build g++ clang libclang-rt-dev libboost1.81-dev libboost-test1.81-dev libboost-context1.81-dev libboost-coroutine1.81-dev libboost1.81-doc libwebsocketpp-dev libwebsocketpp-doc libboost-thread1.81-dev libboost-program-options1.81-dev libssl-dev libsqlite3-dev libcurl4-openssl-dev libcpp-httplib-dev libspdlog-dev libgtest-dev ccache strace chromium python3 valgrind doxygen python3-sphinx python3-myst-parser python3-breathe furo)
+SIMASIO_PACKAGES=(cmake ninja-build g++ clang libclang-rt-dev libboost1.81-dev libboost-test1.81-dev libboost-context1.81-dev libboost-coroutine1.81-dev libboost1.81-doc libwebsocketpp-dev libwebsocketpp-doc libboost-thread1.81-dev libboost-program-options1.81-dev libssl-dev libsqlite3-dev libcurl4-openssl-dev libcpp-httplib-dev libcpprest2.10 libspdlog-dev libgtest-dev ccache strace chromium python3 valgrind doxygen python3-sphinx python3-myst-parser python3-breathe furo)
 
 # Debian packages the conformance suite reads but cannot install: their
 # dependencies pull in Boost 1.74's dev packages, which conflict with 1.81's
-# (autobahn-cpp, a WAMP client on Asio, with its examples, and msgpack's C++
-# headers). Downloaded and unpacked into build-deps/root, once.
-SIMASIO_UNPACKED=(autobahn-cpp-dev autobahn-cpp-doc libmsgpack-cxx-dev)
+# (autobahn-cpp, a WAMP client on Asio, with its examples, msgpack's C++
+# headers, and the C++ REST SDK's headers: its runtime, libcpprest2.10, is
+# installed). Downloaded and unpacked into build-deps/root, once per list.
+SIMASIO_UNPACKED=(autobahn-cpp-dev autobahn-cpp-doc libmsgpack-cxx-dev libcpprest-dev)
 SIMASIO_UNPACKED_ROOT="$SIMASIO_ROOT/build-deps/root"
 
 simasio_unpack_deps() {
-  [ -f "$SIMASIO_UNPACKED_ROOT/.unpacked" ] && return 0
+  [ "$(cat "$SIMASIO_UNPACKED_ROOT/.unpacked" 2>/dev/null)" = "${SIMASIO_UNPACKED[*]}" ] && return 0
   local debs="$SIMASIO_ROOT/build-deps/debs"
   rm -rf "$debs" "$SIMASIO_UNPACKED_ROOT"
   mkdir -p "$debs" "$SIMASIO_UNPACKED_ROOT"
@@ -27,7 +28,7 @@ simasio_unpack_deps() {
   local deb
   for deb in "$debs"/*.deb; do dpkg -x "$deb" "$SIMASIO_UNPACKED_ROOT"; done
   gunzip -kf "$SIMASIO_UNPACKED_ROOT"/usr/share/doc/autobahn-cpp-doc/examples/*.gz
-  touch "$SIMASIO_UNPACKED_ROOT/.unpacked"
+  echo "${SIMASIO_UNPACKED[*]}" >"$SIMASIO_UNPACKED_ROOT/.unpacked"
 }
 
 # Installs the Debian packages simasio needs, only those missing.

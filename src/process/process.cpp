@@ -340,7 +340,7 @@ void world_core::switch_to(process_state& p) {
   void* fake = nullptr;
   start_switch(&fake, p.stack_bottom, p.stack_size);
   {
-    const asio_memory_scope::fiber_switch asio_stack(p.asio_top);
+    const asio_memory_scope::fiber_switch asio_stack(p.asio_stacks);
     p.fiber = std::move(p.fiber).resume();
   }
   finish_switch(fake, nullptr, nullptr);
@@ -363,8 +363,11 @@ void world_core::resume_process(process_state& p) {
       leader.status->signal = SIGABRT;
       leader.status->why = "an uncaught exception";
     }
-    end_process(p, p.how);
+    // As exit() does: the threads die first, then the process's files are
+    // closed. A thread found at a scheduling point goes on to its next
+    // call, which must still find its descriptors simulated.
     end_group_threads(p);
+    end_process(p, p.how);
     if (p.how == threw) {
       std::exception_ptr error = std::exchange(p.error, nullptr);
       if (opts_.abnormal_exits_fail) std::rethrow_exception(error);

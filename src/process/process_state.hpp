@@ -2,6 +2,8 @@
 #ifndef SIMASIO_SRC_PROCESS_STATE_HPP
 #define SIMASIO_SRC_PROCESS_STATE_HPP
 
+#include "../runtime/asio_memory.hpp"
+
 #include <simasio/detail/stdio_service.hpp>
 #include <simasio/detail/world_core.hpp>
 #include <simasio/process.hpp>
@@ -106,7 +108,7 @@ struct process_state {
   std::uint64_t run_start = 0;
   std::size_t run_max = 0;
   // Asio's call stack of schedulers on this fiber while it is suspended (asio_memory.hpp)
-  void* asio_top = nullptr;
+  fiber_call_stacks asio_stacks;
   // AddressSanitizer's view of the stacks
   void* fake_stack = nullptr;
   const void* stack_bottom = nullptr;

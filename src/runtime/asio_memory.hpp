@@ -9,6 +9,7 @@
 #include <boost/asio/detail/thread_info_base.hpp>
 
 #include <optional>
+#include <vector>
 
 namespace simasio::detail {
 
@@ -21,6 +22,13 @@ namespace simasio::detail {
 // a decision (DESIGN.md §4). Off under AddressSanitizer, like the recycler.
 // Like Asio's own schedulers, this relies on one definition of Asio's
 // recycling macros across the program.
+// A suspended fiber's Asio call stacks: the program's, and those of other
+// copies of Asio (fiber_switch).
+struct fiber_call_stacks {
+  void* top = nullptr;
+  std::vector<void*> foreign;
+};
+
 class asio_memory_scope {
  public:
   asio_memory_scope() noexcept;
@@ -35,18 +43,23 @@ class asio_memory_scope {
   // thread-local list of the schedulers running on the thread, linked
   // through their stacks) is the fiber's own: `fiber_top` keeps it while
   // the fiber is suspended, so that two threads of a process running
-  // Asio schedulers never see (or unlink) each other's.
+  // Asio schedulers never see (or unlink) each other's. The same holds for
+  // every other copy of Asio in the program: a shared object built with
+  // Asio inside (a library's own, perhaps of another version, whose
+  // symbols the program does not override) keeps a thread-local call stack
+  // of its own, found when a run of a world first switches fibers.
   class fiber_switch {
    public:
-    explicit fiber_switch(void*& fiber_top) noexcept;
+    explicit fiber_switch(fiber_call_stacks& fiber);
     ~fiber_switch();
     fiber_switch(const fiber_switch&) = delete;
     fiber_switch& operator=(const fiber_switch&) = delete;
 
    private:
     asio_memory_scope* stepped_aside_;
-    void*& fiber_top_;
+    fiber_call_stacks& fiber_;
     void* outer_top_;
+    std::vector<void*> outer_foreign_;  // empty (no allocation) without other copies
   };
 
  private:

@@ -7,13 +7,11 @@
 // blocking client) serves and fetches: all of it meets the simulation at
 // the system-call boundary (simasio::interpose), under latency, loss and
 // a partition that heals.
-#include <simasio/asio.hpp>
 #include <simasio/simasio.hpp>
 
+#include "beast_hello.hpp"
 #include "faulty_runs.hpp"
 
-#include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/http.hpp>
 #include <boost/test/unit_test.hpp>
 
 #include <curl/curl.h>
@@ -26,9 +24,6 @@
 #include <string>
 #include <vector>
 
-namespace net = simasio::asio;
-namespace http = boost::beast::http;
-using net::ip::tcp;
 using namespace std::chrono_literals;
 
 namespace {
@@ -39,41 +34,7 @@ using faulty::failure_of;
 using faulty::run_with_partition;
 void faults(simasio::world& w) { faulty::network(w); }
 
-// ---- a Beast server on simasio's own sockets ----------------------------------------
-
-net::awaitable<void> beast_session(tcp::socket socket) {
-  boost::beast::flat_buffer buffer;
-  for (;;) {
-    http::request<http::string_body> req;
-    auto [ec, n] = co_await http::async_read(socket, buffer, req, net::as_tuple(net::use_awaitable));
-    if (ec) co_return;
-    http::response<http::string_body> res{http::status::ok, req.version()};
-    res.keep_alive(req.keep_alive());
-    res.set(http::field::content_type, "text/plain");
-    res.body() = "beast says hello to " + std::string(req.target());
-    res.prepare_payload();
-    auto [wec, wn] = co_await http::async_write(socket, res, net::as_tuple(net::use_awaitable));
-    if (wec || !res.keep_alive()) co_return;
-  }
-}
-
-net::awaitable<void> beast_server(tcp::acceptor& acceptor) {
-  for (;;) {
-    auto [ec, socket] = co_await acceptor.async_accept(net::as_tuple(net::use_awaitable));
-    if (ec) co_return;
-    net::co_spawn(acceptor.get_executor(), beast_session(std::move(socket)), net::detached);
-  }
-}
-
-struct beast_host {
-  simasio::host& host;
-  net::io_context io;
-  tcp::acceptor acceptor;
-  explicit beast_host(simasio::world& w)
-      : host(w.add_host("server")), io(host), acceptor(io, tcp::endpoint(tcp::v4(), 8080)) {
-    net::co_spawn(io, beast_server(acceptor), net::detached);
-  }
-};
+using beast_hello::beast_host;
 
 std::size_t collect(char* data, std::size_t size, std::size_t n, void* out) {
   static_cast<std::string*>(out)->append(data, size * n);

@@ -18,6 +18,7 @@
 #include <mutex>
 #include <pthread.h>
 #include <string>
+#include <sys/epoll.h>
 #include <thread>
 #include <unistd.h>
 
@@ -256,6 +257,46 @@ BOOST_AUTO_TEST_CASE(a_dead_processs_files_are_closed_and_its_host_runs_the_next
   BOOST_TEST(*stale == -1);
   BOOST_TEST(*read_back == "abc");  // exit is no crash: the page cache kept it
   ::close(*fd);
+}
+
+// As exit() does on Linux, main() returning ends the threads first and
+// closes the process's descriptors after. A thread of a library's pool
+// (Asio's scheduler in a shared object: a noexcept thread function) that
+// its end finds at a scheduling point goes on to its next call, which must
+// still find its descriptor simulated: it is unwound from that call, and
+// nothing reaches the kernel.
+BOOST_AUTO_TEST_CASE(main_returning_ends_its_threads_before_closing_their_descriptors) {
+  struct shared_state {
+    int ep = -1;
+    bool yielded = false;
+    bool returned = false;
+  };
+  int unwound = 0;
+  for (std::uint64_t seed = 0; seed < 20; ++seed) {
+    simasio::world w(expecting_crashes(seed));
+    auto shared = std::make_shared<shared_state>();
+    const simasio::process p = run_beside_bystander(w, [shared] {
+      int ends[2];
+      ::pipe(ends);
+      shared->ep = ::epoll_create1(0);
+      epoll_event ev{};
+      ev.events = EPOLLIN;
+      ::epoll_ctl(shared->ep, EPOLL_CTL_ADD, ends[0], &ev);
+      std::thread worker([shared]() noexcept {
+        std::this_thread::yield();  // main returns meanwhile
+        shared->yielded = true;
+        epoll_event got[4];
+        ::epoll_wait(shared->ep, got, 4, -1);  // nothing ever arrives
+        shared->returned = true;
+      });
+      worker.detach();
+      std::this_thread::yield();
+    });
+    BOOST_TEST(p.exit_code().value_or(-1) == 0);
+    BOOST_TEST(!shared->returned);  // its wait did not reach the kernel (EBADF there)
+    if (shared->yielded) ++unwound;
+  }
+  BOOST_TEST(unwound > 0);  // the case arose
 }
 
 BOOST_AUTO_TEST_CASE(how_a_process_ended_is_in_the_trace) {
