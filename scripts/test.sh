@@ -7,6 +7,10 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 simasio_install_deps
+# Porcupine's public test histories, for the porcupine_histories test (it
+# reports itself skipped without them).
+timeout 120 "$SIMASIO_ROOT/scripts/porcupine-data.sh" ||
+  echo "simasio: Porcupine's test histories could not be fetched: porcupine_histories will be skipped"
 
 run_suite() {
   local name="$1" dir="$2"; shift 2

@@ -245,6 +245,121 @@ BOOST_AUTO_TEST_CASE(a_long_linearizable_history_checks_quickly_and_a_budget_is_
   BOOST_TEST(!r.decided);
 }
 
+// The history of just the window's operations, as recorded.
+template <class Input, class Output>
+simasio::history<Input, Output> window_alone(const simasio::history<Input, Output>& h, const std::vector<std::size_t>& window) {
+  simasio::history<Input, Output> w;
+  for (std::size_t i : window) {
+    const auto& o = h.operations()[i];
+    const auto id = w.invoke(o.client, o.input, o.call_ns);
+    if (o.output && !o.indeterminate) w.complete(id, *o.output, o.return_ns);
+    else w.timeout(id);
+  }
+  return w;
+}
+
+// A random register history of 6 to 40 operations by 2 to 5 clients.
+reg_history random_history(simasio::rng& r) {
+  reg_history h;
+  const int clients = 2 + static_cast<int>(r.below(4));
+  const int n = 6 + static_cast<int>(r.below(35));
+  std::vector<std::int64_t> free_at(static_cast<std::size_t>(clients), 0);
+  for (int i = 0; i < n; ++i) {
+    const auto client = static_cast<std::uint32_t>(r.below(static_cast<std::uint64_t>(clients)));
+    const std::int64_t call = free_at[client] + static_cast<std::int64_t>(r.below(20));
+    const std::int64_t ret = call + 1 + static_cast<std::int64_t>(r.below(30));
+    free_at[client] = ret + 1;  // a client's operations do not overlap
+    const bool write = r.below(2) == 0;
+    const int value = static_cast<int>(r.below(4));
+    const auto id = h.invoke(client, write ? write_of(value) : read_of(), call);
+    if (r.below(12) == 0) h.timeout(id);
+    else h.complete(id, write ? 0 : value, ret);
+  }
+  return h;
+}
+
+// The window printed on failure fails by itself: a history of just its
+// operations has no order either; and so with the window's steps cut to
+// nothing (it is then the history up to the earliest response known to
+// fail).
+BOOST_AUTO_TEST_CASE(the_window_of_a_failure_is_not_linearizable_by_itself) {
+  simasio::rng r(39, simasio::choice_purpose::user);
+  int failing = 0, grew = 0;
+  simasio::linearizability_options starved;
+  starved.window_max_steps = 1;
+  for (int trial = 0; trial < 4000; ++trial) {
+    const reg_history h = random_history(r);
+    const auto got = simasio::check_linearizable(h, register_model{});
+    BOOST_TEST_REQUIRE(got.decided);
+    if (got.ok) continue;
+    ++failing;
+    BOOST_TEST_REQUIRE((std::find(got.window.begin(), got.window.end(), got.culprit) != got.window.end()));
+    const auto alone = simasio::check_linearizable(window_alone(h, got.window), register_model{});
+    BOOST_TEST_REQUIRE(!alone.ok, "trial " << trial << ": the window has an order by itself\n" << got.explanation);
+    // The rule alone (the culprit, its concurrent operations and each
+    // client's last one before it) would not always have done.
+    const auto& c = h.operations()[got.culprit];
+    std::vector<std::size_t> rule;
+    std::map<std::uint32_t, std::size_t> last;
+    for (std::size_t i = 0; i < h.size(); ++i) {
+      const auto& o = h.operations()[i];
+      if (o.call_ns > c.return_ns) continue;
+      if (o.return_ns >= c.call_ns) rule.push_back(i);
+      else if (!last.count(o.client) || h.operations()[last[o.client]].return_ns < o.return_ns) last[o.client] = i;
+    }
+    for (const auto& [client, i] : last) rule.push_back(i);
+    std::sort(rule.begin(), rule.end());
+    if (simasio::check_linearizable(window_alone(h, rule), register_model{}).ok) ++grew;
+    const auto starved_result = simasio::check_linearizable(h, register_model{}, starved);
+    BOOST_TEST_REQUIRE(!starved_result.ok);
+    BOOST_TEST_REQUIRE(starved_result.window_steps <= 1U);
+    BOOST_TEST_REQUIRE(!simasio::check_linearizable(window_alone(h, starved_result.window), register_model{}).ok);
+  }
+  BOOST_TEST(failing > 1000);
+  BOOST_TEST(grew > 0);  // failures whose rule window has an order by itself arose, and were mended
+}
+
+// ok == false always comes with decided == true: a partition that fails
+// decides the history even when another (checked first) is out of steps.
+BOOST_AUTO_TEST_CASE(a_violation_in_one_key_decides_while_another_key_is_out_of_steps) {
+  simasio::history<kv_input, int> h;
+  auto kv = [&](std::uint32_t c, kv_input in, int out, std::int64_t a, std::int64_t b) {
+    h.complete(h.invoke(c, std::move(in), a), out, b);
+  };
+  for (int i = 0; i < 2000; ++i) kv(0, {"a", true, i}, 0, 10 * i, 10 * i + 5);  // long, linearizable
+  simasio::linearizability_options few;
+  few.max_steps = 500;
+  const auto undecided = simasio::check_linearizable(h, kv_model{}, few);
+  BOOST_TEST(undecided.ok);
+  BOOST_TEST(!undecided.decided);
+  kv(1, {"b", true, 1}, 0, 0, 1);
+  kv(1, {"b", false, 0}, -1, 2, 3);  // b was put before
+  const auto r = simasio::check_linearizable(h, kv_model{}, few);
+  BOOST_TEST(!r.ok);
+  BOOST_TEST(r.decided);
+  BOOST_TEST(r.explanation.find("(key b)") != std::string::npos, r.explanation);
+  BOOST_TEST(r.steps < 2000U);  // key a did not take all its steps first
+}
+
+BOOST_AUTO_TEST_CASE(the_window_search_can_be_turned_off_and_is_bounded) {
+  reg_history h;
+  for (int i = 0; i < 300; ++i) op(h, static_cast<std::uint32_t>(i % 3), write_of(i), 0, 10 * i, 10 * i + 5);
+  op(h, 3, read_of(), 7, 5000, 5001);  // 299 was written last
+  simasio::linearizability_options off;
+  off.window = false;
+  const auto bare = simasio::check_linearizable(h, register_model{}, off);
+  BOOST_TEST(!bare.ok);
+  BOOST_TEST(bare.decided);
+  BOOST_TEST(bare.window.empty());
+  BOOST_TEST(bare.window_steps == 0U);
+  BOOST_TEST(bare.explanation.find("window search off") != std::string::npos, bare.explanation);
+  const auto full = simasio::check_linearizable(h, register_model{});
+  BOOST_TEST(!full.ok);
+  BOOST_TEST(full.window_steps <= std::max<std::uint64_t>(full.steps - full.window_steps, 1'000'000));
+  BOOST_TEST(full.window.size() < 10U);
+  BOOST_TEST(!simasio::check_linearizable(window_alone(h, full.window), register_model{}).ok);
+}
+
 BOOST_AUTO_TEST_CASE(history_reads_the_world_time_and_refuses_unknown_ids) {
   simasio::world w;
   w.run_for(std::chrono::milliseconds(5));

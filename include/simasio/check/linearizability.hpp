@@ -21,29 +21,59 @@
 
 namespace simasio {
 
-/// What check_linearizable found.
+/// What check_linearizable found: one of three exact states.
+///
+/// | ok    | decided | meaning |
+/// |-------|---------|---------|
+/// | true  | true    | linearizable: every partition has an order |
+/// | false | true    | not linearizable: some partition has none (window, culprit and explanation say where) |
+/// | true  | false   | undecided: no partition failed, and at least one gave up (linearizability_options::max_steps) |
+///
+/// `ok == false` always comes with `decided == true`: a violation in any
+/// partition decides the whole history, whatever the others did.
 struct linearizability_result {
-  bool ok = true;  ///< false when the history is not linearizable
-  /// False when the search gave up (linearizability_options::max_steps)
-  /// before deciding; ok is then true and says nothing.
+  bool ok = true;  ///< false when the history is not linearizable (then decided is true)
+  /// False when the search gave up on some partition before deciding and
+  /// none failed; ok is then true and says nothing.
   bool decided = true;
-  /// On failure: the ids of the operations around the earliest point where
-  /// the history stops being linearizable (the operation whose response
-  /// made it so, every operation concurrent with it, and each client's
-  /// last operation before it), in invocation order.
+  /// On failure: operations that are not linearizable by themselves (a
+  /// history of just these, cut at the culprit's response with those still
+  /// pending then indeterminate, has no order either), in invocation order:
+  /// the operation whose response made the history fail, those concurrent
+  /// with it, each client's last one before it, and, when those alone have
+  /// an order, as many earlier ones as it takes (at most the whole history
+  /// up to that response). Empty when linearizability_options::window is
+  /// off.
   std::vector<std::size_t> window;
-  /// The operation whose response made the history non-linearizable.
+  /// The operation whose response made the history non-linearizable (the
+  /// earliest such response found; with the window search off or out of
+  /// steps, a later one of the failing partition).
   std::size_t culprit = 0;
   /// The window, one operation a line: client, input, output, times.
   std::string explanation;
+  /// Search steps taken: deciding, and finding the window.
+  std::uint64_t steps = 0;
+  std::uint64_t window_steps = 0;  ///< of which finding the window
   /// ok.
   explicit operator bool() const noexcept { return ok; }
 };
 
 /// How check_linearizable searches.
 struct linearizability_options {
-  /// Search steps per partition before giving up (decided = false).
+  /// Search steps per partition before giving up on it (decided = false).
+  /// Partitions take turns, so that one that is hard does not hold up a
+  /// violation another shows quickly.
   std::uint64_t max_steps = 100'000'000;
+  /// On failure, look for the earliest response at which the history
+  /// fails, and a window of operations that fail by themselves. Off: the
+  /// result says only that it fails, and which partition (explanation).
+  bool window = true;
+  /// Steps the window may take, at most: 0 (the default) allows as many as
+  /// the decision took (at least 1,000,000), so that explaining a failure
+  /// costs at most about as much again as finding it. When they run out,
+  /// the window is the failing history cut at the earliest response known
+  /// to fail.
+  std::uint64_t window_max_steps = 0;
 };
 
 namespace detail::lin {
@@ -85,11 +115,89 @@ struct op {
 // operation now (the model must accept it with its recorded output) and
 // remember (set of linearized operations, state) so no configuration is
 // explored twice; at a return whose operation is not yet linearized, undo
-// the last choice.
+// the last choice. Resumable: run() goes on where the last call stopped,
+// so that partitions can take turns.
 template <class M>
-int search(const std::vector<op<M>>& ops, std::uint64_t& budget) {  // 1 yes, 0 no, -1 gave up
-  const std::size_t n = ops.size();
-  if (n == 0) return 1;
+class search {
+ public:
+  explicit search(const std::vector<op<M>>& ops) : ops_(ops), state_(M::init()) {
+    const std::size_t n = ops_.size();
+    ev_.reserve(2 * n);
+    for (std::size_t i = 0; i < n; ++i) {
+      ev_.push_back({ops_[i].call, false, i, -1, -1, -1});
+      ev_.push_back({ops_[i].ret, true, i, -1, -1, -1});
+    }
+    // Calls before returns at equal times: such operations count as concurrent.
+    std::stable_sort(ev_.begin(), ev_.end(), [](const event& a, const event& b) {
+      return a.time != b.time ? a.time < b.time : (!a.is_return && b.is_return);
+    });
+    std::vector<int> call_of(n), ret_of(n);
+    for (std::size_t k = 0; k < ev_.size(); ++k)
+      (ev_[k].is_return ? ret_of : call_of)[ev_[k].index] = static_cast<int>(k);
+    for (std::size_t k = 0; k < ev_.size(); ++k) {
+      ev_[k].prev = static_cast<int>(k) - 1;
+      ev_[k].next = k + 1 < ev_.size() ? static_cast<int>(k) + 1 : -1;
+      ev_[k].match = ev_[k].is_return ? call_of[ev_[k].index] : ret_of[ev_[k].index];
+    }
+    head_ = ev_.empty() ? -1 : 0;
+    k_ = head_;
+    linearized_.assign((n + 63) / 64, 0);
+  }
+
+  // Searches for at most `budget` steps (taking them off it): 1 yes, 0 no,
+  // -1 not decided yet (call again to go on).
+  int run(std::uint64_t& budget) {
+    if (verdict_ >= 0) return verdict_;
+    while (head_ >= 0) {
+      if (budget == 0) return -1;
+      --budget;
+      ++steps_;
+      if (k_ < 0) return verdict_ = 0;  // defensive: nothing left to try
+      const event& e = ev_[k_];
+      if (!e.is_return) {
+        const op<M>& o = ops_[e.index];
+        auto [accepted, out, next_state] = M::step(state_, *o.input);
+        bool fits;
+        if (o.output == nullptr) {  // indeterminate: took effect (if the model accepts it) or not
+          fits = true;
+          if (!accepted) next_state = state_;
+        } else {
+          fits = accepted && out == *o.output;
+        }
+        bool fresh = false;
+        if (fits) {
+          set(e.index, true);
+          key kk{linearized_, next_state, bits_hash() ^ (hash_state<M>(next_state) * 0x9E3779B97F4A7C15ULL)};
+          fresh = seen_.insert(std::move(kk)).second;
+          if (!fresh) set(e.index, false);
+        }
+        if (fresh) {
+          stack_.push_back({k_, state_});
+          state_ = std::move(next_state);
+          unlink(k_);
+          unlink(e.match);
+          k_ = head_;
+        } else {
+          k_ = e.next;
+        }
+      } else {
+        if (stack_.empty()) return verdict_ = 0;
+        const frame f = std::move(stack_.back());
+        stack_.pop_back();
+        state_ = f.state;
+        set(ev_[f.call].index, false);
+        relink(ev_[f.call].match);
+        relink(f.call);
+        k_ = ev_[f.call].next;
+      }
+    }
+    return verdict_ = 1;
+  }
+
+  // Steps taken so far.
+  std::uint64_t steps() const noexcept { return steps_; }
+
+ private:
   struct event {
     std::int64_t time;
     bool is_return;
@@ -97,36 +205,6 @@ int search(const std::vector<op<M>>& ops, std::uint64_t& budget) {  // 1 yes, 0 
     int prev, next;
     int match;  // the call's return event, or the return's call event
   };
-  std::vector<event> ev;
-  ev.reserve(2 * n);
-  for (std::size_t i = 0; i < n; ++i) {
-    ev.push_back({ops[i].call, false, i, -1, -1, -1});
-    ev.push_back({ops[i].ret, true, i, -1, -1, -1});
-  }
-  // Calls before returns at equal times: such operations count as concurrent.
-  std::stable_sort(ev.begin(), ev.end(), [](const event& a, const event& b) {
-    return a.time != b.time ? a.time < b.time : (!a.is_return && b.is_return);
-  });
-  std::vector<int> call_of(n), ret_of(n);
-  for (std::size_t k = 0; k < ev.size(); ++k) (ev[k].is_return ? ret_of : call_of)[ev[k].index] = static_cast<int>(k);
-  for (std::size_t k = 0; k < ev.size(); ++k) {
-    ev[k].prev = static_cast<int>(k) - 1;
-    ev[k].next = k + 1 < ev.size() ? static_cast<int>(k) + 1 : -1;
-    ev[k].match = ev[k].is_return ? call_of[ev[k].index] : ret_of[ev[k].index];
-  }
-  int head = 0;
-  auto unlink = [&](int k) {
-    if (ev[k].prev >= 0) ev[ev[k].prev].next = ev[k].next;
-    else head = ev[k].next;
-    if (ev[k].next >= 0) ev[ev[k].next].prev = ev[k].prev;
-  };
-  auto relink = [&](int k) {
-    if (ev[k].prev >= 0) ev[ev[k].prev].next = k;
-    else head = k;
-    if (ev[k].next >= 0) ev[ev[k].next].prev = k;
-  };
-  const std::size_t words = (n + 63) / 64;
-  std::vector<std::uint64_t> linearized(words, 0);
   struct key {
     std::vector<std::uint64_t> bits;
     typename M::state state;
@@ -136,62 +214,48 @@ int search(const std::vector<op<M>>& ops, std::uint64_t& budget) {  // 1 yes, 0 
   struct key_hash {
     std::size_t operator()(const key& k) const noexcept { return k.hash; }
   };
-  std::unordered_set<key, key_hash> seen;
-  auto bits_hash = [&] {
-    std::size_t h = 0xCBF29CE484222325ULL;
-    for (std::uint64_t w : linearized) h = (h ^ w) * 0x100000001B3ULL;
-    return h;
-  };
   struct frame {
     int call;
     typename M::state state;
   };
-  std::vector<frame> stack;
-  typename M::state state = M::init();
-  int k = head;
-  while (head >= 0) {
-    if (budget-- == 0) return -1;
-    if (k < 0) return 0;  // defensive: nothing left to try
-    const event& e = ev[k];
-    if (!e.is_return) {
-      const op<M>& o = ops[e.index];
-      auto [accepted, out, next_state] = M::step(state, *o.input);
-      bool fits;
-      if (o.output == nullptr) {  // indeterminate: took effect (if the model accepts it) or not
-        fits = true;
-        if (!accepted) next_state = state;
-      } else {
-        fits = accepted && out == *o.output;
-      }
-      bool fresh = false;
-      if (fits) {
-        linearized[e.index / 64] |= std::uint64_t{1} << (e.index % 64);
-        key kk{linearized, next_state, bits_hash() ^ (hash_state<M>(next_state) * 0x9E3779B97F4A7C15ULL)};
-        fresh = seen.insert(std::move(kk)).second;
-        if (!fresh) linearized[e.index / 64] &= ~(std::uint64_t{1} << (e.index % 64));
-      }
-      if (fresh) {
-        stack.push_back({k, state});
-        state = std::move(next_state);
-        unlink(k);
-        unlink(e.match);
-        k = head;
-      } else {
-        k = e.next;
-      }
-    } else {
-      if (stack.empty()) return 0;
-      const frame f = std::move(stack.back());
-      stack.pop_back();
-      state = f.state;
-      const std::size_t idx = ev[f.call].index;
-      linearized[idx / 64] &= ~(std::uint64_t{1} << (idx % 64));
-      relink(ev[f.call].match);
-      relink(f.call);
-      k = ev[f.call].next;
-    }
+
+  void unlink(int k) {
+    if (ev_[k].prev >= 0) ev_[ev_[k].prev].next = ev_[k].next;
+    else head_ = ev_[k].next;
+    if (ev_[k].next >= 0) ev_[ev_[k].next].prev = ev_[k].prev;
   }
-  return 1;
+  void relink(int k) {
+    if (ev_[k].prev >= 0) ev_[ev_[k].prev].next = k;
+    else head_ = k;
+    if (ev_[k].next >= 0) ev_[ev_[k].next].prev = k;
+  }
+  void set(std::size_t i, bool on) {
+    if (on) linearized_[i / 64] |= std::uint64_t{1} << (i % 64);
+    else linearized_[i / 64] &= ~(std::uint64_t{1} << (i % 64));
+  }
+  std::size_t bits_hash() const {
+    std::size_t h = 0xCBF29CE484222325ULL;
+    for (std::uint64_t w : linearized_) h = (h ^ w) * 0x100000001B3ULL;
+    return h;
+  }
+
+  std::vector<op<M>> ops_;
+  std::vector<event> ev_;
+  int head_ = -1;
+  int k_ = -1;
+  std::vector<std::uint64_t> linearized_;
+  std::unordered_set<key, key_hash> seen_;
+  std::vector<frame> stack_;
+  typename M::state state_;
+  std::uint64_t steps_ = 0;
+  int verdict_ = -1;
+};
+
+// One search of ops to the end, within budget: 1 yes, 0 no, -1 gave up.
+template <class M>
+int decide(const std::vector<op<M>>& ops, std::uint64_t& budget) {
+  search<M> s(ops);
+  return s.run(budget);
 }
 
 template <class M, class Input, class Output>
@@ -230,10 +294,12 @@ std::string describe_op(const history_operation<Input, Output>& o) {
 /// };
 /// @endcode
 /// The search is Wing & Gong's with Lowe's memoisation, per partition
-/// (P-compositionality, as Porcupine does). On failure it finds the
-/// earliest moment the history stops being linearizable (cutting the
-/// history there, with the operations still pending treated as
-/// indeterminate) and reports the operations around it.
+/// (P-compositionality, as Porcupine does); the partitions take turns, and
+/// the first that fails decides. On failure it finds (within
+/// linearizability_options::window_max_steps) the earliest moment the
+/// history stops being linearizable (cutting the history there, with the
+/// operations still pending treated as indeterminate) and a window of
+/// operations around it that fail by themselves.
 template <class M, class Input, class Output>
 linearizability_result check_linearizable(const history<Input, Output>& h, M = {},
                                           const linearizability_options& opts = {}) {
@@ -260,61 +326,134 @@ linearizability_result check_linearizable(const history<Input, Output>& h, M = {
     return ops;
   };
   linearizability_result result;
-  for (const auto& [name, ids] : parts) {
-    std::uint64_t budget = opts.max_steps;
-    const int whole = detail::lin::search<M>(view(ids, hop::never_returned), budget);
-    if (whole == 1) continue;
-    if (whole < 0) {
-      result.decided = false;
-      continue;
-    }
-    // The earliest cut (a response time) at which it already fails: a
-    // shorter history is linearizable whenever a longer one is, so search
-    // the responses in order.
-    std::vector<std::int64_t> cuts;
-    for (std::size_t i : ids)
-      if (all[i].output && !all[i].indeterminate) cuts.push_back(all[i].return_ns);
-    std::sort(cuts.begin(), cuts.end());
-    cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
-    std::size_t lo = 0, hi = cuts.size();  // fails at cuts[hi - 1]... find the first failing
-    while (lo < hi) {
-      const std::size_t mid = (lo + hi) / 2;
-      std::uint64_t b = opts.max_steps;
-      if (detail::lin::search<M>(view(ids, cuts[mid]), b) == 0) hi = mid;
-      else lo = mid + 1;
-    }
-    const std::int64_t cut = lo < cuts.size() ? cuts[lo] : hop::never_returned;
-    std::size_t culprit = ids.front();
-    for (std::size_t i : ids)
-      if (all[i].output && !all[i].indeterminate && all[i].return_ns == cut) culprit = i;
-    const hop& c = all[culprit];
-    std::vector<std::size_t> window;
-    std::map<std::uint32_t, std::size_t> last_before;  // client -> its latest operation done before the culprit
-    for (std::size_t i : ids) {
-      const hop& o = all[i];
-      if (o.call_ns > cut) continue;
-      if (o.call_ns <= c.return_ns && o.return_ns >= c.call_ns) {
-        window.push_back(i);  // concurrent with it
-      } else if (o.return_ns < c.call_ns) {
-        const auto it = last_before.find(o.client);
-        if (it == last_before.end() || all[it->second].return_ns < o.return_ns) last_before[o.client] = i;
+  // The partitions take turns, each a slice of steps that doubles every
+  // round, until one fails (which decides the history), all pass, or those
+  // left have spent max_steps.
+  struct part {
+    const std::string* name;
+    const std::vector<std::size_t>* ids;
+    detail::lin::search<M> search;
+    std::uint64_t left;
+    bool done = false;
+  };
+  std::vector<part> open;
+  open.reserve(parts.size());
+  for (const auto& [name, ids] : parts)
+    open.push_back({&name, &ids, detail::lin::search<M>(view(ids, hop::never_returned)), opts.max_steps});
+  const part* failed = nullptr;
+  std::uint64_t slice = 1 << 12;
+  while (!open.empty() && failed == nullptr) {
+    for (part& p : open) {
+      std::uint64_t budget = std::min(slice, p.left);
+      const std::uint64_t given = budget;
+      const int v = p.search.run(budget);
+      p.left -= given - budget;
+      result.steps += given - budget;
+      if (v == 0) {
+        failed = &p;
+        break;
+      }
+      if (v == 1 || p.left == 0) {
+        if (v != 1) result.decided = false;
+        p.done = true;
       }
     }
-    for (const auto& [client, i] : last_before) window.push_back(i);
-    std::sort(window.begin(), window.end(), [&](std::size_t a, std::size_t b) {
-      return all[a].call_ns != all[b].call_ns ? all[a].call_ns < all[b].call_ns : a < b;
-    });
-    result.ok = false;
-    result.culprit = culprit;
-    result.window = window;
-    std::ostringstream s;
-    s << "not linearizable" << (name.empty() ? std::string() : " (key " + name + ")") << ": no order of these "
-      << window.size() << " operations explains the response at " << detail::format_time(duration(cut)) << "\n";
-    for (std::size_t i : window)
-      s << (i == culprit ? "  > " : "    ") << "#" << i << " " << detail::lin::describe_op<M>(all[i]) << "\n";
-    result.explanation = s.str();
+    if (failed == nullptr) open.erase(std::remove_if(open.begin(), open.end(), [](const part& p) { return p.done; }), open.end());
+    slice *= 2;
+  }
+  if (failed == nullptr) return result;  // linearizable, or undecided
+  result.ok = false;
+  result.decided = true;  // a violation decides the whole history
+  const std::string& name = *failed->name;
+  const std::vector<std::size_t>& ids = *failed->ids;
+  if (!opts.window) {
+    result.explanation = "not linearizable" + (name.empty() ? std::string() : " (key " + name + ")") +
+                         ": no order of its operations explains their responses (window search off)\n";
     return result;
   }
+  std::uint64_t window_budget =
+      opts.window_max_steps != 0 ? opts.window_max_steps : std::max<std::uint64_t>(failed->search.steps(), 1'000'000);
+  auto fails = [&](const std::vector<std::size_t>& some, std::int64_t cut) {
+    std::uint64_t b = window_budget;
+    const int v = detail::lin::decide<M>(view(some, cut), b);
+    result.steps += window_budget - b;
+    result.window_steps += window_budget - b;
+    window_budget = b;
+    return v == 0;  // out of steps: not known to fail
+  };
+  // The earliest cut (a response time) at which it already fails: a
+  // shorter history is linearizable whenever a longer one is, so search
+  // the responses in order. hi is always a cut known to fail (the whole
+  // history at first); a probe that runs out of steps counts as passing.
+  std::vector<std::int64_t> cuts;
+  for (std::size_t i : ids)
+    if (all[i].output && !all[i].indeterminate) cuts.push_back(all[i].return_ns);
+  std::sort(cuts.begin(), cuts.end());
+  cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+  std::size_t lo = 0, hi = cuts.size();
+  while (lo < hi && window_budget > 0) {
+    const std::size_t mid = (lo + hi) / 2;
+    if (fails(ids, cuts[mid])) hi = mid;
+    else lo = mid + 1;
+  }
+  const std::int64_t cut = hi < cuts.size() ? cuts[hi] : hop::never_returned;
+  std::size_t culprit = ids.front();
+  std::int64_t latest = std::numeric_limits<std::int64_t>::min();
+  for (std::size_t i : ids) {
+    const hop& o = all[i];
+    if (!o.output || o.indeterminate || o.return_ns > cut) continue;
+    if (o.return_ns >= latest) {
+      latest = o.return_ns;
+      culprit = i;
+    }
+  }
+  const hop& c = all[culprit];
+  // The window: the culprit, the operations concurrent with it and each
+  // client's last one before it; while those have an order by themselves,
+  // the earlier operations closest to the culprit join, twice as many each
+  // time, up to the whole history at the cut (known to fail).
+  std::vector<std::size_t> window, earlier, later;
+  std::map<std::uint32_t, std::size_t> last_before;  // client -> its latest operation done before the culprit
+  for (std::size_t i : ids) {
+    const hop& o = all[i];
+    if (o.call_ns > cut) continue;
+    if (o.call_ns <= c.return_ns && o.return_ns >= c.call_ns) {
+      window.push_back(i);  // concurrent with it
+    } else if (o.return_ns < c.call_ns) {
+      earlier.push_back(i);
+      const auto it = last_before.find(o.client);
+      if (it == last_before.end() || all[it->second].return_ns < o.return_ns) last_before[o.client] = i;
+    } else {
+      later.push_back(i);  // invoked after it (pending at the end of a history cut nowhere)
+    }
+  }
+  for (const auto& [client, i] : last_before) window.push_back(i);
+  std::sort(earlier.begin(), earlier.end(), [&](std::size_t a, std::size_t b) {
+    return all[a].return_ns != all[b].return_ns ? all[a].return_ns > all[b].return_ns : a > b;
+  });
+  auto in_window = [&](std::size_t i) { return std::find(window.begin(), window.end(), i) != window.end(); };
+  earlier.erase(std::remove_if(earlier.begin(), earlier.end(), in_window), earlier.end());
+  earlier.insert(earlier.end(), later.begin(), later.end());  // ids are in invocation order
+  std::size_t added = 0, step = 1;
+  while (!fails(window, cut)) {
+    if (added == earlier.size() || window_budget == 0) {  // the whole history at the cut: it fails
+      for (std::size_t i = added; i < earlier.size(); ++i) window.push_back(earlier[i]);
+      break;
+    }
+    for (std::size_t k = 0; k < step && added < earlier.size(); ++k) window.push_back(earlier[added++]);
+    step *= 2;
+  }
+  std::sort(window.begin(), window.end(), [&](std::size_t a, std::size_t b) {
+    return all[a].call_ns != all[b].call_ns ? all[a].call_ns < all[b].call_ns : a < b;
+  });
+  result.culprit = culprit;
+  result.window = window;
+  std::ostringstream s;
+  s << "not linearizable" << (name.empty() ? std::string() : " (key " + name + ")") << ": no order of these "
+    << window.size() << " operations explains the response at " << detail::format_time(duration(c.return_ns)) << "\n";
+  for (std::size_t i : window)
+    s << (i == culprit ? "  > " : "    ") << "#" << i << " " << detail::lin::describe_op<M>(all[i]) << "\n";
+  result.explanation = s.str();
   return result;
 }
 
