@@ -351,8 +351,8 @@ void link_layer::send(packet* p) {
       break;
   }
   p->judged_at = rule_serial_;
-  if (p->from_host == p->to_host) {
-    schedule_arrival(p, core_.now());
+  if (p->from_host == p->to_host) {  // loopback: at once, but never ahead of what it must follow (a reset)
+    schedule_arrival(p, std::max(core_.now(), p->not_before));
     return;
   }
   const link_config& cfg = config(p->from_host, p->to_host);

@@ -486,7 +486,10 @@ int desc_ioctl(int fd, unsigned long request, void* arg) {
       return 0;
     case FIONREAD: {
       int n = 0;
-      if (d->kind == posix::desc_kind::socket) n = socket_available(*d);
+      if (d->kind == posix::desc_kind::socket) {
+        n = socket_available(*d);
+        if (n < 0) return posix::fail(-n);
+      }
       else if (d->kind == posix::desc_kind::stream_end) {
         const auto& s = static_cast<const posix::stream_end&>(*d);
         n = s.in ? static_cast<int>(s.in->bytes.size()) : 0;

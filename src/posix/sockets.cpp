@@ -62,11 +62,13 @@ struct socket_desc final : desc_object {
   socket_state* s;
   int domain;
   int type;  // SOCK_STREAM or SOCK_DGRAM
-  // A connect in progress (Linux's SS_CONNECTING), and its outcome until a
-  // later connect() or SO_ERROR collects it.
-  enum class connect_state : std::uint8_t { idle, connecting, succeeded, failed };
-  connect_state connecting = connect_state::idle;
-  int so_error = 0;
+  // A TCP handshake under way, and whether its end is left for a later
+  // connect() (or shutdown()) to collect: the call that started it returned
+  // EINPROGRESS or was interrupted (Linux's SS_CONNECTING). The end is then
+  // the socket layer's connect_result, which collects it as the alias path's.
+  bool connecting = false;
+  bool collect_later = false;
+  int so_error = 0;  // a failed handshake's error until SO_ERROR or connect() takes it
   direct_op connect_op;
 
   static void on_change(void* self) { static_cast<socket_desc*>(self)->changed(); }
@@ -96,12 +98,13 @@ void direct_op::on_complete(operation* op, bool) {
   auto* o = static_cast<direct_op*>(op);
   o->done = true;
   if (socket_desc* d = o->connect_of) {
-    if (o->ec_ == aerr::operation_aborted) {
-      d->connecting = socket_desc::connect_state::idle;
-    } else {
-      d->connecting = o->ec_ ? socket_desc::connect_state::failed : socket_desc::connect_state::succeeded;
+    d->connecting = false;
+    if (o->ec_ != aerr::operation_aborted) {
       if (o->ec_) d->so_error = o->ec_.value();
+      if (d->collect_later && d->s != nullptr)
+        d->s->connect_result = o->ec_ ? socket_state::uncollected::failed : socket_state::uncollected::succeeded;
     }
+    d->collect_later = false;
     if (d->s != nullptr) d->changed();
   }
 }
@@ -242,6 +245,7 @@ using namespace posix;
 
 int socket_available(posix::desc_object& d) {
   auto& s = static_cast<socket_desc&>(d);
+  if (s.s != nullptr && s.s->listening) return -EINVAL;  // Linux's FIONREAD on a listening socket
   return s.s != nullptr && s.s->net != nullptr ? static_cast<int>(s.net->available(*s.s)) : 0;
 }
 
@@ -355,45 +359,45 @@ int posix_connect(int fd, const sockaddr* addr, socklen_t len) {
     }
     return fail(EOPNOTSUPP);
   }
-  // A connect already under way, or its outcome not yet collected.
-  using cs = socket_desc::connect_state;
-  if (d->connecting == cs::connecting && d->non_blocking) return fail(EALREADY);
-  if (d->connecting == cs::succeeded) {
-    d->connecting = cs::idle;
-    return 0;
-  }
-  if (d->connecting == cs::failed) {
-    d->connecting = cs::idle;
-    const int err = std::exchange(d->so_error, 0);
-    return fail(err != 0 ? err : ECONNABORTED);
-  }
-  net_endpoint ep;
-  if (d->connecting == cs::idle) {
-    if (!endpoint_of(addr, len, ep, e)) return fail(e);
+  // A handshake already under way: EALREADY, or wait for it.
+  if (d->connecting && d->non_blocking) return fail(EALREADY);
+  if (!d->connecting) {
+    // The end of an earlier handshake not yet collected (SS_CONNECTING):
+    // the socket layer answers it, with no address needed.
+    const bool collecting = s.proto == transport::tcp && s.connect_result != socket_state::uncollected::none;
+    net_endpoint ep;
+    if (!collecting && !endpoint_of(addr, len, ep, e)) return fail(e);
     direct_op& op = d->connect_op;
     op.done = false;
     op.ec_ = {};
     op.kind_ = sock_op::kind::connect;
     op.target_ = ep;
     op.connect_of = s.proto == transport::tcp ? d : nullptr;
-    d->connecting = cs::connecting;
+    d->connecting = true;
     run_op(*d, op);
-    if (op.done) {  // decided at once: a UDP peer, an error, already connected
-      d->connecting = cs::idle;
+    if (op.done) {  // decided at once: collected, a UDP peer, an error, already connected
+      d->connecting = false;
+      int err = op.ec_ ? errno_of(op.ec_) : 0;
+      // Linux: the socket's pending error if any, else ECONNABORTED.
+      if (collecting && op.ec_ == aerr::connection_aborted && d->so_error != 0) err = d->so_error;
       d->so_error = 0;
-      return op.ec_ ? fail(errno_of(op.ec_)) : 0;
+      return err != 0 ? fail(err) : 0;
     }
-    if (d->non_blocking) return fail(EINPROGRESS);
+    if (d->non_blocking) {
+      d->collect_later = true;
+      return fail(EINPROGRESS);
+    }
   }
-  const bool ok = wait_for(*d->core, {d}, duration::max(), "connect()",
-                           [&] { return d->s == nullptr || d->connecting != cs::connecting; });
-  if (!ok) return -1;
+  const bool ok = wait_for(*d->core, {d}, duration::max(), "connect()", [&] { return d->s == nullptr || !d->connecting; });
+  if (!ok) {
+    if (d->s != nullptr && d->connecting) d->collect_later = true;  // it goes on; a later connect() collects it
+    return -1;
+  }
   if (d->s == nullptr) return fail(EBADF);
-  if (d->connecting == cs::failed) {
-    d->connecting = cs::idle;
-    return fail(std::exchange(d->so_error, 0));
+  if (d->connect_op.ec_) {
+    d->so_error = 0;
+    return fail(errno_of(d->connect_op.ec_));
   }
-  d->connecting = cs::idle;
   return 0;
 }
 
@@ -580,6 +584,11 @@ int posix_getsockopt(int fd, int level, int name, void* value, socklen_t* len) {
       case SO_DOMAIN: return put(d->domain);
       case SO_PROTOCOL: return put(d->type == SOCK_STREAM ? IPPROTO_TCP : IPPROTO_UDP);
       case SO_ACCEPTCONN: return put(d->s->listening ? 1 : 0);
+      // The kernel's figure, twice what was asked (socket_ops' get_option
+      // halves it as Asio does on Linux after its getsockopt, and Asio in a
+      // process halves what this returns).
+      case SO_SNDBUF: return put(static_cast<int>(d->s->send_buffer));
+      case SO_RCVBUF: return put(static_cast<int>(d->s->receive_buffer));
       default: break;
     }
   }
@@ -611,8 +620,11 @@ int posix_getsockname(int fd, sockaddr* addr, socklen_t* len) {
   std::shared_ptr<desc_object> keep;
   socket_desc* d = socket_of(fd, e, keep);
   if (d == nullptr) return fail(e);
-  const net_endpoint ep = d->s->bound ? d->s->local : wildcard(d->s->v6);
-  write_endpoint(d->s->v6, ep, addr, len);
+  // Bound, connected (a connect binds) or accepted (the address the peer
+  // dialled): its own address; else the wildcard, port 0.
+  const socket_state& s = *d->s;
+  const bool has_local = s.bound || s.connected || s.local.port != 0;
+  write_endpoint(s.v6, has_local ? s.local : wildcard(s.v6), addr, len);
   return 0;
 }
 

@@ -78,6 +78,10 @@ struct run_settings {
 // Each build's entry point: every scenario in order, with its observations.
 std::vector<scenario_run> run_real(const run_settings& s);
 std::vector<scenario_run> run_simulated(const run_settings& s);
+// The real side's scenarios (Boost.Asio, not switched) as the code of a
+// simulated process: its io_context and sockets reach the simulated
+// network through the system-call boundary (simasio::interpose).
+std::vector<scenario_run> run_posix(const run_settings& s);
 std::vector<std::string> scenario_names();
 
 }  // namespace simasio_diff

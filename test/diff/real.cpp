@@ -1,6 +1,8 @@
-// real.cpp — the differential scenarios on Boost.Asio over the kernel's loopback.
+// real.cpp — the differential scenarios on Boost.Asio: over the kernel's
+// loopback, and the same code in a simulated process (the system-call boundary).
 #include "observe.hpp"
 #include "program.hpp"
+#include "sim_world.hpp"
 
 #include <boost/asio.hpp>
 #include <boost/asio/experimental/as_tuple.hpp>
@@ -43,6 +45,41 @@ std::vector<scenario_run> run_real(const run_settings& s) {
       });
       io.run_for(std::chrono::seconds(20));
       if (!done) obs.note("did not finish");
+    }
+    out.push_back({name, std::move(obs.lines)});
+  }
+  return out;
+}
+
+// The same Boost.Asio code, unswitched, as the main() of a simulated
+// process on one host: one io_context for both sides on 127.0.0.1, as on
+// the kernel; its epoll reactor, eventfd, timerfd and sockets are the
+// simulation's (simasio::interpose), its run_for counts virtual time.
+std::vector<scenario_run> run_posix(const run_settings& s) {
+  namespace net = boost::asio;
+  std::vector<scenario_run> out;
+  for (const auto& [name, start] : real::scenarios_to_run(s)) {
+    observations obs;
+    try {
+      simasio::world w(world_options_for(s));
+      set_kernel_buffers(w, s.profile);
+      auto& host = w.add_host("h");
+      const auto& run = start;
+      const simasio::process p = host.spawn([&] {
+        net::io_context io;
+        real::env e{io, io, net::ip::make_address("127.0.0.1"), std::chrono::milliseconds(100), s.mtu, obs};
+        bool done = false;
+        net::co_spawn(io, run(e), [&](std::exception_ptr x) {
+          done = true;
+          obs.note_exception(x);
+        });
+        io.run_for(std::chrono::seconds(600));
+        if (!done) obs.note("did not finish");
+      });
+      w.run_until([&] { return p.ended(); }, std::chrono::seconds(700));
+      if (!p.ended()) obs.note("the process did not end");
+    } catch (const std::exception& x) {
+      obs.note(std::string("simulation failed: ") + x.what());
     }
     out.push_back({name, std::move(obs.lines)});
   }

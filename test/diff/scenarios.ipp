@@ -162,9 +162,9 @@ DIFF_SCENARIO(connect_condition_sees_each_refusal) {
   auto dead2 = listener(e);
   const auto to1 = server_end(e, dead1);
   const auto to2 = server_end(e, dead2);
+  auto a = listener(e);  // bound while the other two still hold their ports: never one of them
   dead1.close();
   dead2.close();
-  auto a = listener(e);
   const std::vector<tcp::endpoint> eps{to1, to2, server_end(e, a)};
   std::vector<std::string> asked;
   auto skip_second = [&](const boost::system::error_code& last, const tcp::endpoint& next) {

@@ -228,7 +228,7 @@ int desc_dup(int fd, int to, int flags);
 int desc_fcntl(int fd, int cmd, long arg);
 int desc_ioctl(int fd, unsigned long request, void* arg);
 int desc_fstat(int fd, struct stat* st);
-int socket_available(posix::desc_object& socket);
+int socket_available(posix::desc_object& socket);  // FIONREAD: bytes readable, or -EINVAL on a listener
 int posix_socket(int domain, int type, int protocol);
 int posix_socketpair(int domain, int type, int protocol, int* sv);
 int posix_bind(int fd, const sockaddr* addr, unsigned len);
