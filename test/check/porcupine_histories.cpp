@@ -29,6 +29,19 @@
 
 namespace {
 
+// Calls on_line(match, time) for each line of the file at path that
+// matches re, the time being its number among the matching lines.
+template <class F>
+void each_event(const std::string& path, const std::regex& re, F on_line) {
+  std::ifstream in(path);
+  std::string line;
+  std::int64_t t = 0;
+  while (std::getline(in, line)) {
+    std::smatch m;
+    if (std::regex_match(line, m, re)) on_line(m, ++t);
+  }
+}
+
 // ---- etcd: one register, read / write / cas ------------------------------------------------
 struct etcd_input {
   int op = 0;  // 0 read, 1 write, 2 cas
@@ -70,13 +83,7 @@ etcd_history parse_etcd(const std::string& path) {
   static const std::regex pair_re(R"(^\[(\d+)\s+(\d+)\]$)");
   etcd_history h;
   std::map<std::uint32_t, std::size_t> open;
-  std::ifstream in(path);
-  std::string line;
-  std::int64_t t = 0;
-  while (std::getline(in, line)) {
-    std::smatch m;
-    if (!std::regex_match(line, m, line_re)) continue;
-    ++t;
+  each_event(path, line_re, [&](const std::smatch& m, std::int64_t t) {
     const auto client = static_cast<std::uint32_t>(std::stoul(m[1]));
     const std::string type = m[2], f = m[3], value = m[4];
     if (type == "invoke") {
@@ -88,17 +95,17 @@ etcd_history parse_etcd(const std::string& path) {
         op = {2, std::stoi(p[1]), std::stoi(p[2])};
       }
       open[client] = h.invoke(client, op, t);
-      continue;
+      return;
     }
     const auto it = open.find(client);
-    if (it == open.end() || type == "info") continue;
+    if (it == open.end() || type == "info") return;
     const std::size_t id = it->second;
     open.erase(it);
     if (f == "read" && type == "fail") h.timeout(id);  // :timed-out
     else if (f == "read") h.complete(id, {false, value != "nil", value == "nil" ? 0 : std::stoi(value)}, t);
     else if (f == "write") h.complete(id, {}, t);
     else h.complete(id, {type == "ok", false, 0}, t);
-  }
+  });
   return h;
 }
 
@@ -129,25 +136,19 @@ kv_history parse_kv(const std::string& path) {
   static const std::regex line_re(R"re(^\{:process (\d+), :type :(invoke|ok), :f :(get|put|append), :key "(.*)", :value (nil|"(.*)")\}$)re");
   kv_history h;
   std::map<std::uint32_t, std::size_t> open;
-  std::ifstream in(path);
-  std::string line;
-  std::int64_t t = 0;
-  while (std::getline(in, line)) {
-    std::smatch m;
-    if (!std::regex_match(line, m, line_re)) continue;
-    ++t;
+  each_event(path, line_re, [&](const std::smatch& m, std::int64_t t) {
     const auto client = static_cast<std::uint32_t>(std::stoul(m[1]));
     const std::string type = m[2], f = m[3];
     if (type == "invoke") {
       const int op = f == "get" ? 0 : f == "put" ? 1 : 2;
       open[client] = h.invoke(client, {op, m[4], op == 0 ? std::string() : std::string(m[6])}, t);
-      continue;
+      return;
     }
     const auto it = open.find(client);
-    if (it == open.end()) continue;
+    if (it == open.end()) return;
     h.complete(it->second, f == "get" ? std::string(m[6]) : std::string(), t);
     open.erase(it);
-  }
+  });
   return h;
 }
 
