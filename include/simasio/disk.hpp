@@ -70,6 +70,12 @@ struct disk_config {
   /// vm.dirty_expire_centisecs: 30 s); duration::max(): only a sync makes
   /// anything durable.
   duration dirty_expire{std::chrono::seconds(30)};
+  /// Unsynced bytes one file may hold before the OS writes its oldest
+  /// changes back (until half remain), durable from then on, as Linux's
+  /// dirty thresholds start write-back before dirty_expire when much is
+  /// dirty. It bounds what a writer that never syncs keeps in memory.
+  /// Must be positive; std::numeric_limits<std::uint64_t>::max(): never.
+  std::uint64_t dirty_limit = std::uint64_t{64} << 20;
 
   /// A configuration drawn from @p r, for swarm testing: timing, capacity,
   /// write-back and each fault family on or off with a rate from the ranges

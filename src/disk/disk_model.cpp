@@ -83,6 +83,8 @@ void disk_model::configure(disk_config c) {
                    c.corruption})
     if (!(p >= 0.0 && p <= 1.0)) bad("a fault probability is outside [0, 1]");
   if (c.dirty_expire < duration::zero()) bad("dirty_expire is negative");
+  if (c.dirty_limit == 0) bad("dirty_limit is 0 (a file could hold no unsynced byte); use a positive size, or "
+                              "std::numeric_limits<std::uint64_t>::max() for no limit");
   config_ = std::move(c);
 }
 
@@ -519,8 +521,20 @@ void disk_model::resize(inode& f, std::uint64_t size, boost::system::error_code&
 }
 
 void disk_model::push_change(inode& f, disk_change c) {
+  f.dirty += c.bytes.size();
   f.unsynced.push_back(std::move(c));
   write_back_expired(f, false);
+  // Much dirty data: the oldest goes to the medium until half the limit
+  // remains (Linux's background write-back), before it expires.
+  if (f.dirty > config_.dirty_limit)
+    while (!f.unsynced.empty() && f.dirty > config_.dirty_limit / 2) write_back_oldest(f);
+}
+
+// The oldest unsynced change of f reaches the medium.
+void disk_model::write_back_oldest(inode& f) {
+  apply(f, f.medium, f.unsynced.front(), nullptr);
+  f.dirty -= f.unsynced.front().bytes.size();
+  f.unsynced.pop_front();
 }
 
 // The OS writes dirty data back once it is dirty_expire old: those changes
@@ -530,17 +544,12 @@ void disk_model::write_back_expired(inode& f, bool at_power_cut) {
   const std::int64_t now = core_.now().count();
   const std::int64_t age = config_.dirty_expire.count();
   while (!f.unsynced.empty() && f.unsynced.front().at_ns <= now - age) {
-    apply(f, f.medium, f.unsynced.front(), nullptr);
-    f.unsynced.pop_front();
+    write_back_oldest(f);
     if (at_power_cut) record(event_kind::disk_resolve, static_cast<std::uint64_t>(disk_outcome::written_back), f.id);
   }
 }
 
-std::uint64_t disk_model::dirty_bytes(const inode& f) const noexcept {
-  std::uint64_t n = 0;
-  for (const disk_change& c : f.unsynced) n += c.bytes.size();
-  return n;
-}
+std::uint64_t disk_model::dirty_bytes(const inode& f) const noexcept { return f.dirty; }
 
 void disk_model::sync(inode& f, boost::system::error_code& ec) {
   ec.clear();
@@ -550,11 +559,13 @@ void disk_model::sync(inode& f, boost::system::error_code& ec) {
     // in the cache, never reaches the medium, and the next fsync succeeds.
     record(event_kind::disk_fault, static_cast<std::uint64_t>(disk_fault_kind::sync_error), f.id);
     f.unsynced.clear();
+    f.dirty = 0;
     ec = posix(errc::io_error);
     return;
   }
   for (const disk_change& c : f.unsynced) apply(f, f.medium, c, nullptr);
   f.unsynced.clear();
+  f.dirty = 0;
 }
 
 void disk_model::fill_garbage(std::byte* p, std::size_t n) noexcept {
@@ -710,6 +721,7 @@ void disk_model::resolve(inode& f) {
     img.resize(static_cast<std::size_t>(size));
     f.medium = std::move(img);
     f.unsynced.clear();
+    f.dirty = 0;
   }
   f.cache = f.medium;
   f.uncached = f.bad;

@@ -56,6 +56,7 @@ struct inode {
   std::vector<std::byte> cache;
   std::vector<std::byte> medium;
   std::deque<disk_change> unsynced;
+  std::uint64_t dirty = 0;              // bytes the unsynced changes hold
   std::set<std::uint64_t> bad;          // unreadable sectors of the medium
   std::set<std::uint64_t> uncached;     // bad sectors not in the page cache: reads of them fail
   std::uint32_t links = 0;              // names in the live namespace
@@ -170,6 +171,7 @@ class disk_model {
   void write_back_expired(inode& f, bool at_power_cut);
   // Writes change c to img (the medium, or a power cut's image of it);
   // keep: per sector of c, 0 lost, 1 kept, 2 garbage (null: all kept).
+  void write_back_oldest(inode& f);
   void apply(inode& f, std::vector<std::byte>& img, const disk_change& c, const std::vector<std::uint8_t>* keep);
   void fill_garbage(std::byte* p, std::size_t n) noexcept;
   void garbage_from(std::vector<std::byte>& img, std::size_t old_size) noexcept;
