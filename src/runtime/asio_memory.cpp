@@ -114,7 +114,7 @@ const std::vector<void**>& foreign_tops() {
 }  // namespace
 
 asio_memory_scope::fiber_switch::fiber_switch(fiber_call_stacks& fiber)
-    : stepped_aside_(nullptr), fiber_(fiber) {
+    : stepped_aside_(nullptr), fiber_(fiber), foreign_(foreign_tops()) {
   asio_memory_scope* s = innermost_scope;
   if (s != nullptr && s->pushed_ && call_stack::top() == &s->cache_) {
     s->pushed_.reset();
@@ -123,13 +123,12 @@ asio_memory_scope::fiber_switch::fiber_switch(fiber_call_stacks& fiber)
   call_stack_top& top = asio_call_stack_top();
   outer_top_ = static_cast<thread_call_stack::context*>(top);
   top = static_cast<thread_call_stack::context*>(fiber_.top);
-  const std::vector<void**>& foreign = foreign_tops();
-  if (foreign.empty()) return;
-  fiber_.foreign.resize(foreign.size(), nullptr);  // a copy loaded since the fiber last ran starts empty
-  outer_foreign_.reserve(foreign.size());
-  for (std::size_t i = 0; i < foreign.size(); ++i) {
-    outer_foreign_.push_back(*foreign[i]);
-    *foreign[i] = fiber_.foreign[i];
+  if (foreign_.empty()) return;
+  fiber_.foreign.resize(foreign_.size(), nullptr);  // a copy loaded since the fiber last ran starts empty
+  outer_foreign_.reserve(foreign_.size());
+  for (std::size_t i = 0; i < foreign_.size(); ++i) {
+    outer_foreign_.push_back(*foreign_[i]);
+    *foreign_[i] = fiber_.foreign[i];
   }
 }
 
@@ -137,10 +136,9 @@ asio_memory_scope::fiber_switch::~fiber_switch() {
   call_stack_top& top = asio_call_stack_top();
   fiber_.top = static_cast<thread_call_stack::context*>(top);
   top = static_cast<thread_call_stack::context*>(outer_top_);
-  const std::vector<void**>& foreign = foreign_tops();
-  for (std::size_t i = 0; i < outer_foreign_.size() && i < foreign.size(); ++i) {
-    fiber_.foreign[i] = *foreign[i];
-    *foreign[i] = outer_foreign_[i];
+  for (std::size_t i = 0; i < outer_foreign_.size() && i < foreign_.size(); ++i) {  // a rescan meanwhile may shorten it
+    fiber_.foreign[i] = *foreign_[i];
+    *foreign_[i] = outer_foreign_[i];
   }
   if (stepped_aside_ != nullptr) stepped_aside_->push();  // above what the fiber left running
 }

@@ -59,7 +59,8 @@ class asio_memory_scope {
     asio_memory_scope* stepped_aside_;
     fiber_call_stacks& fiber_;
     void* outer_top_;
-    std::vector<void*> outer_foreign_;  // empty (no allocation) without other copies
+    const std::vector<void**>& foreign_;  // the other copies' tops, found once per run
+    std::vector<void*> outer_foreign_;    // empty (no allocation) without other copies
   };
 
  private:

@@ -1,12 +1,16 @@
 // beast_hello.hpp — a Beast HTTP server on simasio's own sockets that libraries in processes fetch from
 #pragma once
 
+#include "faulty_runs.hpp"
+
 #include <simasio/asio.hpp>
 #include <simasio/simasio.hpp>
 
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http.hpp>
 
+#include <functional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
@@ -52,5 +56,18 @@ struct beast_host {
     net::co_spawn(io, beast_server(acceptor), net::detached);
   }
 };
+
+// A world under the faults of faulty_runs.hpp: the Beast server, and a
+// process on host "client" running client_main; it must print `expected`
+// (`who` names the client in the failure).
+inline void client_against_beast(simasio::world& w, const std::function<void()>& client_main,
+                                 const std::string& expected, const std::string& who) {
+  faulty::network(w);
+  beast_host server(w);
+  auto& client = w.add_host("client");
+  const simasio::process p = client.spawn(client_main);
+  faulty::run_with_partition(w, server.host, {&client}, [&] { return p.ended(); });
+  if (p.stdout_text() != expected) throw std::runtime_error(who + " printed \"" + p.stdout_text() + "\"");
+}
 
 }  // namespace beast_hello

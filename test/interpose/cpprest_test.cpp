@@ -16,7 +16,6 @@
 #include <simasio/simasio.hpp>
 
 #include "beast_hello.hpp"
-#include "faulty_runs.hpp"
 
 #include <boost/test/unit_test.hpp>
 
@@ -45,13 +44,8 @@ void fetch_twice() {
 }
 
 void cpprest_against_beast(simasio::world& w) {
-  faulty::network(w);
-  beast_hello::beast_host server(w);
-  auto& client = w.add_host("client");
-  const simasio::process p = client.spawn(fetch_twice);
-  faulty::run_with_partition(w, server.host, {&client}, [&] { return p.ended(); });
-  if (p.stdout_text() != "200 beast says hello to /one;200 beast says hello to /two;")
-    throw std::runtime_error("the cpprest client printed \"" + p.stdout_text() + "\"");
+  beast_hello::client_against_beast(w, fetch_twice, "200 beast says hello to /one;200 beast says hello to /two;",
+                                    "the cpprest client");
 }
 
 }  // namespace

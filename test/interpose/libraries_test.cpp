@@ -34,11 +34,18 @@ using faulty::failure_of;
 using faulty::run_with_partition;
 void faults(simasio::world& w) { faulty::network(w); }
 
-using beast_hello::beast_host;
-
 std::size_t collect(char* data, std::size_t size, std::size_t n, void* out) {
   static_cast<std::string*>(out)->append(data, size * n);
   return size * n;
+}
+
+// An easy handle that fetches url into body.
+CURL* fetcher(const std::string& url, std::string& body) {
+  CURL* e = curl_easy_init();
+  curl_easy_setopt(e, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, &collect);
+  curl_easy_setopt(e, CURLOPT_WRITEDATA, &body);
+  return e;
 }
 
 }  // namespace
@@ -49,24 +56,18 @@ BOOST_AUTO_TEST_CASE(libcurl_easy_fetches_from_a_beast_server_in_the_same_world)
   curl_global_init(CURL_GLOBAL_DEFAULT);  // once, outside any world, as a program's start does
   const auto r = simasio::check(
       [](simasio::world& w) {
-        faults(w);
-        beast_host server(w);
-        auto& client = w.add_host("client");
-        const simasio::process p = client.spawn([] {
-          CURL* curl = curl_easy_init();
-          std::string body;
-          curl_easy_setopt(curl, CURLOPT_URL, "http://server:8080/easy");
-          curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, &collect);
-          curl_easy_setopt(curl, CURLOPT_WRITEDATA, &body);
-          const CURLcode rc = curl_easy_perform(curl);
-          long status = 0;
-          curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
-          curl_easy_cleanup(curl);
-          std::printf("%d %ld %s", static_cast<int>(rc), status, body.c_str());
-        });
-        run_with_partition(w, server.host, {&client}, [&] { return p.ended(); });
-        if (p.stdout_text() != "0 200 beast says hello to /easy")
-          throw std::runtime_error("curl printed \"" + p.stdout_text() + "\"");
+        beast_hello::client_against_beast(
+            w,
+            [] {
+              std::string body;
+              CURL* curl = fetcher("http://server:8080/easy", body);
+              const CURLcode rc = curl_easy_perform(curl);
+              long status = 0;
+              curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+              curl_easy_cleanup(curl);
+              std::printf("%d %ld %s", static_cast<int>(rc), status, body.c_str());
+            },
+            "0 200 beast says hello to /easy", "curl");
       },
       sweep());
   BOOST_TEST(r.ok(), failure_of(r));
@@ -77,42 +78,33 @@ BOOST_AUTO_TEST_CASE(libcurl_multi_fetches_three_urls_at_once_over_poll) {
   curl_global_init(CURL_GLOBAL_DEFAULT);
   const auto r = simasio::check(
       [](simasio::world& w) {
-        faults(w);
-        beast_host server(w);
-        auto& client = w.add_host("client");
-        const simasio::process p = client.spawn([] {
-          CURLM* multi = curl_multi_init();
-          std::vector<std::string> bodies(3);
-          std::vector<CURL*> easies;
-          for (int i = 0; i < 3; ++i) {
-            CURL* e = curl_easy_init();
-            const std::string url = "http://server:8080/multi/" + std::to_string(i);
-            curl_easy_setopt(e, CURLOPT_URL, url.c_str());
-            curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, &collect);
-            curl_easy_setopt(e, CURLOPT_WRITEDATA, &bodies[static_cast<std::size_t>(i)]);
-            curl_multi_add_handle(multi, e);
-            easies.push_back(e);
-          }
-          int running = 0;
-          do {
-            curl_multi_perform(multi, &running);
-            if (running > 0) curl_multi_poll(multi, nullptr, 0, 1000, nullptr);
-          } while (running > 0);
-          int left = 0;
-          int ok = 0;
-          while (CURLMsg* m = curl_multi_info_read(multi, &left))
-            if (m->msg == CURLMSG_DONE && m->data.result == CURLE_OK) ++ok;
-          for (CURL* e : easies) {
-            curl_multi_remove_handle(multi, e);
-            curl_easy_cleanup(e);
-          }
-          curl_multi_cleanup(multi);
-          std::printf("%d|%s|%s|%s", ok, bodies[0].c_str(), bodies[1].c_str(), bodies[2].c_str());
-        });
-        run_with_partition(w, server.host, {&client}, [&] { return p.ended(); });
-        if (p.stdout_text() !=
-            "3|beast says hello to /multi/0|beast says hello to /multi/1|beast says hello to /multi/2")
-          throw std::runtime_error("curl multi printed \"" + p.stdout_text() + "\"");
+        beast_hello::client_against_beast(
+            w,
+            [] {
+              CURLM* multi = curl_multi_init();
+              std::vector<std::string> bodies(3);
+              std::vector<CURL*> easies;
+              for (std::size_t i = 0; i < 3; ++i) {
+                easies.push_back(fetcher("http://server:8080/multi/" + std::to_string(i), bodies[i]));
+                curl_multi_add_handle(multi, easies.back());
+              }
+              int running = 0;
+              do {
+                curl_multi_perform(multi, &running);
+                if (running > 0) curl_multi_poll(multi, nullptr, 0, 1000, nullptr);
+              } while (running > 0);
+              int left = 0;
+              int ok = 0;
+              while (CURLMsg* m = curl_multi_info_read(multi, &left))
+                if (m->msg == CURLMSG_DONE && m->data.result == CURLE_OK) ++ok;
+              for (CURL* e : easies) {
+                curl_multi_remove_handle(multi, e);
+                curl_easy_cleanup(e);
+              }
+              curl_multi_cleanup(multi);
+              std::printf("%d|%s|%s|%s", ok, bodies[0].c_str(), bodies[1].c_str(), bodies[2].c_str());
+            },
+            "3|beast says hello to /multi/0|beast says hello to /multi/1|beast says hello to /multi/2", "curl multi");
       },
       sweep());
   BOOST_TEST(r.ok(), failure_of(r));
