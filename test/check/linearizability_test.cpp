@@ -89,9 +89,9 @@ bool brute_force(const reg_history& h) {
   const std::size_t n = ops.size();
   std::vector<std::size_t> order(n);
   std::iota(order.begin(), order.end(), 0);
-  std::vector<std::size_t> maybe;  // indeterminate
+  std::vector<std::size_t> maybe;  // indeterminate: may be left out
   for (std::size_t i = 0; i < n; ++i)
-    if (!ops[i].output || ops[i].indeterminate) maybe.push_back(i);
+    if (ops[i].indeterminate || ops[i].return_ns == reg_history::operation::never_returned) maybe.push_back(i);
   for (std::uint32_t mask = 0; mask < (1u << maybe.size()); ++mask) {
     std::vector<bool> skip(n, false);
     for (std::size_t j = 0; j < maybe.size(); ++j) skip[maybe[j]] = ((mask >> j) & 1u) != 0;
@@ -108,7 +108,7 @@ bool brute_force(const reg_history& h) {
         if (skip[order[x]]) continue;
         auto [accepted, out, next] = register_model::step(state, o.input);
         if (!accepted) ok = false;
-        else if (o.output && !o.indeterminate && out != *o.output) ok = false;
+        else if (o.output && !o.indeterminate && out != *o.output) ok = false;  // no output: any
         state = next;
       }
       if (ok) return true;
@@ -165,6 +165,139 @@ BOOST_AUTO_TEST_CASE(an_indeterminate_write_may_or_may_not_have_happened) {
   BOOST_TEST(!simasio::check_linearizable(g, register_model{}).ok);
 }
 
+// A read returned, its value unknown, between a write of 1 and a read of 1.
+reg_history unknown_read() {
+  reg_history h;
+  op(h, 0, write_of(1), 0, 0, 5);
+  h.complete_unknown(h.invoke(1, read_of(), 10), 20);
+  op(h, 1, read_of(), 1, 30, 40);
+  return h;
+}
+
+// Jepsen records a timed-out read as returned, output unknown: unlike a
+// timeout, such an operation took effect before it returned.
+BOOST_AUTO_TEST_CASE(an_operation_returned_with_an_unknown_output_took_effect_before_it_returned) {
+  for (int seen : {0, 7}) {
+    reg_history unknown, timed_out;
+    unknown.complete_unknown(unknown.invoke(0, write_of(7), 10), 20);
+    op(unknown, 1, read_of(), seen, 30, 40);
+    timed_out.timeout(timed_out.invoke(0, write_of(7), 10));
+    op(timed_out, 1, read_of(), seen, 30, 40);
+    BOOST_TEST(simasio::check_linearizable(unknown, register_model{}).ok == (seen == 7));
+    BOOST_TEST(simasio::check_linearizable(timed_out, register_model{}).ok);  // it may never have happened
+  }
+  BOOST_TEST(simasio::check_linearizable(unknown_read(), register_model{}).ok);  // it fits any value
+  reg_history stale = unknown_read();
+  op(stale, 0, write_of(2), 0, 21, 25);
+  const auto r = simasio::check_linearizable(stale, register_model{});  // 1 read after 2 was written
+  BOOST_TEST(!r.ok);
+  BOOST_TEST(r.explanation.find("read() -> ?") != std::string::npos, r.explanation);
+  // Recorded on the world's clock, as complete() is.
+  simasio::world w;
+  w.run_for(std::chrono::milliseconds(3));
+  reg_history g;
+  const auto id = g.invoke(0, read_of());
+  w.run_for(std::chrono::milliseconds(2));
+  g.complete_unknown(id);
+  BOOST_TEST(g.operations()[id].return_ns == 5'000'000);
+  BOOST_TEST(!g.operations()[id].output.has_value());
+  BOOST_TEST(!g.operations()[id].indeterminate);
+  BOOST_CHECK_THROW(g.complete_unknown(id + 1), simasio::usage_error);
+}
+
+// ---- a set whose take() may answer any member: a model that judges outputs --------------
+struct bag_input {
+  bool put = false;
+  int value = 0;
+};
+struct bag_model {
+  using state = std::vector<int>;  // sorted
+  using input = bag_input;
+  using output = int;  // take(): the member taken, or -1 when empty
+  static state init() { return {}; }
+  static std::size_t hash(const state& s) {
+    std::size_t h = s.size();
+    for (int v : s) h = h * 31 + static_cast<std::size_t>(v);
+    return h;
+  }
+  static std::pair<bool, state> step(const state& s, const input& in, const output* out) {
+    state n = s;
+    if (in.put) {
+      n.insert(std::upper_bound(n.begin(), n.end(), in.value), in.value);
+      return {true, n};
+    }
+    if (out == nullptr) {  // unknown: it took some member (the smallest, as good as any here)
+      if (!n.empty()) n.erase(n.begin());
+      return {true, n};
+    }
+    if (*out == -1) return {n.empty(), n};
+    const auto it = std::find(n.begin(), n.end(), *out);
+    if (it == n.end()) return {false, n};
+    n.erase(it);
+    return {true, n};
+  }
+};
+
+BOOST_AUTO_TEST_CASE(a_model_may_judge_outputs_instead_of_computing_one) {
+  auto bag = [](std::vector<int> taken) {
+    simasio::history<bag_input, int> h;
+    h.complete(h.invoke(0, {true, 1}, 0), 0, 1);
+    h.complete(h.invoke(0, {true, 2}, 2), 0, 3);
+    std::int64_t t = 10;
+    for (int v : taken) {
+      h.complete(h.invoke(1, {false, 0}, t), v, t + 1);
+      t += 10;
+    }
+    return simasio::check_linearizable(h, bag_model{});
+  };
+  BOOST_TEST(bag({2, 1, -1}).ok);  // any order of the members
+  BOOST_TEST(bag({1, 2, -1}).ok);
+  BOOST_TEST(!bag({2, 2}).ok);      // taken twice
+  BOOST_TEST(!bag({3}).ok);         // never put
+  BOOST_TEST(!bag({1, -1}).ok);     // 2 is still there
+  // A take() that returned, its member unknown, took one: after a single
+  // put, a later take() of it fails; had it timed out, it may not have.
+  for (bool unknown : {true, false}) {
+    simasio::history<bag_input, int> h;
+    h.complete(h.invoke(0, {true, 1}, 0), 0, 1);
+    const auto id = h.invoke(1, {false, 0}, 10);
+    if (unknown) h.complete_unknown(id, 20);
+    else h.timeout(id);
+    h.complete(h.invoke(1, {false, 0}, 30), 1, 40);
+    BOOST_TEST(simasio::check_linearizable(h, bag_model{}).ok == !unknown);
+  }
+}
+
+// Many concurrent writes and a read of a value none wrote: the search has
+// to rule out every order. A time budget gives up, undecided, and says so.
+BOOST_AUTO_TEST_CASE(a_time_budget_gives_up_undecided_and_says_which_budget) {
+  reg_history h;
+  for (int i = 0; i < 40; ++i) op(h, static_cast<std::uint32_t>(i), write_of(i + 1), 0, i, 1000 + i);
+  op(h, 40, read_of(), 999, 50, 2000);
+  simasio::linearizability_options timed;
+  timed.max_time = std::chrono::milliseconds(20);
+  timed.max_steps = std::numeric_limits<std::uint64_t>::max();
+  const auto r = simasio::check_linearizable(h, register_model{}, timed);
+  BOOST_TEST(r.ok);
+  BOOST_TEST(!r.decided);
+  BOOST_TEST(r.explanation.find("linearizability_options::max_time") != std::string::npos, r.explanation);
+  BOOST_TEST(r.steps > 0U);
+  simasio::linearizability_options few;
+  few.max_steps = 1000;
+  const auto s = simasio::check_linearizable(h, register_model{}, few);
+  BOOST_TEST(!s.decided);
+  BOOST_TEST(s.steps == 1000U);
+  BOOST_TEST(s.explanation.find("linearizability_options::max_steps") != std::string::npos, s.explanation);
+  // A time budget leaves a quick verdict alone.
+  reg_history g;
+  op(g, 0, write_of(1), 0, 0, 10);
+  op(g, 1, read_of(), 0, 20, 30);
+  const auto quick = simasio::check_linearizable(g, register_model{}, timed);
+  BOOST_TEST(!quick.ok);
+  BOOST_TEST(quick.decided);
+  BOOST_TEST(quick.window.size() == 2U);
+}
+
 BOOST_AUTO_TEST_CASE(keys_are_checked_apart_and_the_report_names_the_key) {
   simasio::history<kv_input, int> h;
   auto kv = [&](std::uint32_t c, kv_input in, int out, std::int64_t a, std::int64_t b) {
@@ -214,7 +347,9 @@ BOOST_AUTO_TEST_CASE(agrees_with_brute_force_on_random_small_histories) {
       const bool write = r.below(2) == 0;
       const int value = static_cast<int>(r.below(3));
       const auto id = h.invoke(client, write ? write_of(value) : read_of(), call);
-      if (r.below(8) == 0) h.timeout(id);
+      const auto how = r.below(12);
+      if (how < 2) h.timeout(id);
+      else if (how == 2) h.complete_unknown(id, ret);
       else h.complete(id, write ? 0 : value, ret);
     }
     const bool expected = brute_force(h);
@@ -252,8 +387,9 @@ simasio::history<Input, Output> window_alone(const simasio::history<Input, Outpu
   for (std::size_t i : window) {
     const auto& o = h.operations()[i];
     const auto id = w.invoke(o.client, o.input, o.call_ns);
-    if (o.output && !o.indeterminate) w.complete(id, *o.output, o.return_ns);
-    else w.timeout(id);
+    if (o.indeterminate || o.return_ns == simasio::history_operation<Input, Output>::never_returned) w.timeout(id);
+    else if (o.output) w.complete(id, *o.output, o.return_ns);
+    else w.complete_unknown(id, o.return_ns);
   }
   return w;
 }
@@ -272,7 +408,9 @@ reg_history random_history(simasio::rng& r) {
     const bool write = r.below(2) == 0;
     const int value = static_cast<int>(r.below(4));
     const auto id = h.invoke(client, write ? write_of(value) : read_of(), call);
-    if (r.below(12) == 0) h.timeout(id);
+    const auto how = r.below(24);
+    if (how < 2) h.timeout(id);
+    else if (how == 2) h.complete_unknown(id, ret);
     else h.complete(id, write ? 0 : value, ret);
   }
   return h;

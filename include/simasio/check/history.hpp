@@ -19,12 +19,14 @@ template <class Input, class Output>
 struct history_operation {
   std::uint32_t client = 0;  ///< who invoked it (numbered as the caller chooses)
   Input input{};             ///< what the client asked
-  /// What the client got; empty while pending and for an indeterminate
-  /// operation (a timeout: it may or may not have taken effect).
+  /// What the client got; empty while pending, for an indeterminate
+  /// operation (a timeout: it may or may not have taken effect), and for
+  /// one that returned with an unknown output (history::complete_unknown).
   std::optional<Output> output;
   std::int64_t call_ns = 0;  ///< world time of the invocation
   /// World time of the response; never_returned for a pending or
-  /// indeterminate operation.
+  /// indeterminate operation. An operation with a response time took
+  /// effect by then, whether its output is known or not.
   std::int64_t return_ns = never_returned;
   /// Timed out (history::timeout): it may or may not have taken effect.
   bool indeterminate = false;
@@ -74,6 +76,21 @@ class history {
   void complete(id op, Output output, std::int64_t at_ns) {
     operation& o = at(op);
     o.output = std::move(output);
+    o.return_ns = at_ns < o.call_ns ? o.call_ns : at_ns;
+  }
+  /// Operation @p op returned now, and took effect by now, but what it
+  /// returned is not known (Jepsen records a timed-out read this way): any
+  /// output the model allows fits.
+  /// @throws usage_error if @p op was never invoked, or no simasio::world
+  /// is alive on this thread.
+  void complete_unknown(id op) { complete_unknown(op, now_ns()); }
+  /// Operation @p op returned at world time @p at_ns with an unknown output
+  /// (nanoseconds; a time before its invocation counts as its invocation's).
+  /// @throws usage_error if @p op was never invoked.
+  void complete_unknown(id op, std::int64_t at_ns) {
+    operation& o = at(op);
+    o.indeterminate = false;
+    o.output.reset();
     o.return_ns = at_ns < o.call_ns ? o.call_ns : at_ns;
   }
   /// Operation @p op timed out or failed in a way that says nothing about

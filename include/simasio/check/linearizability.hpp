@@ -6,6 +6,7 @@
 #include <simasio/detail/format.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -27,7 +28,7 @@ namespace simasio {
 /// |-------|---------|---------|
 /// | true  | true    | linearizable: every partition has an order |
 /// | false | true    | not linearizable: some partition has none (window, culprit and explanation say where) |
-/// | true  | false   | undecided: no partition failed, and at least one gave up (linearizability_options::max_steps) |
+/// | true  | false   | undecided: no partition failed, and the search gave up (linearizability_options::max_steps or max_time; explanation says which) |
 ///
 /// `ok == false` always comes with `decided == true`: a violation in any
 /// partition decides the whole history, whatever the others did.
@@ -49,7 +50,8 @@ struct linearizability_result {
   /// earliest such response found; with the window search off or out of
   /// steps, a later one of the failing partition).
   std::size_t culprit = 0;
-  /// The window, one operation a line: client, input, output, times.
+  /// On failure, the window, one operation a line: client, input, output,
+  /// times. Undecided: which partition gave up, and on what budget.
   std::string explanation;
   /// Search steps taken: deciding, and finding the window.
   std::uint64_t steps = 0;
@@ -74,6 +76,13 @@ struct linearizability_options {
   /// the window is the failing history cut at the earliest response known
   /// to fail.
   std::uint64_t window_max_steps = 0;
+  /// Wall-clock time the whole check may take, at most (zero, the default:
+  /// no limit). Past it, a check that has not found a violation returns
+  /// undecided, and a failure's window is the history cut at the earliest
+  /// response known to fail. Unlike max_steps, the verdict it gives then
+  /// depends on the machine's speed: use it to bound a CI job, and
+  /// max_steps where a result must replay.
+  std::chrono::nanoseconds max_time{0};
 };
 
 namespace detail::lin {
@@ -95,6 +104,36 @@ struct has_describe<M, std::void_t<decltype(M::describe(std::declval<const typen
                                                          std::declval<const typename M::output*>()))>>
     : std::true_type {};
 
+// A model that judges a given output (std::pair<bool, state> step(state,
+// input, const output*)) rather than computing one: for a system that may
+// answer one input several ways.
+template <class M, class = void>
+struct judges_output : std::false_type {};
+template <class M>
+struct judges_output<M, std::void_t<decltype(M::step(std::declval<const typename M::state&>(),
+                                                      std::declval<const typename M::input&>(),
+                                                      std::declval<const typename M::output*>()))>>
+    : std::true_type {};
+
+// Applies an operation to s: (fits, next state). out is its recorded
+// output, or null when unknown; an indeterminate operation always fits
+// (it took effect if the model accepts it, else nothing changed).
+template <class M>
+std::pair<bool, typename M::state> apply(const typename M::state& s, const typename M::input& in,
+                                         const typename M::output* out, bool indeterminate) {
+  bool fits;
+  typename M::state next;
+  if constexpr (judges_output<M>::value) {
+    std::tie(fits, next) = M::step(s, in, out);
+  } else {
+    auto [accepted, computed, after] = M::step(s, in);
+    fits = accepted && (out == nullptr || computed == *out);
+    next = std::move(after);
+  }
+  if (indeterminate && !fits) return {true, s};
+  return {fits, std::move(next)};
+}
+
 template <class M>
 std::size_t hash_state(const typename M::state& s) {
   if constexpr (has_hash<M>::value) return M::hash(s);
@@ -106,7 +145,9 @@ template <class M>
 struct op {
   std::size_t id;  // in the history
   const typename M::input* input;
-  const typename M::output* output;  // null: indeterminate (any output, may not have happened)
+  // null: unknown (any output the model allows); with ret == never, also
+  // indeterminate (may not have happened at all)
+  const typename M::output* output;
   std::int64_t call, ret;
 };
 
@@ -156,14 +197,7 @@ class search {
       const event& e = ev_[k_];
       if (!e.is_return) {
         const op<M>& o = ops_[e.index];
-        auto [accepted, out, next_state] = M::step(state_, *o.input);
-        bool fits;
-        if (o.output == nullptr) {  // indeterminate: took effect (if the model accepts it) or not
-          fits = true;
-          if (!accepted) next_state = state_;
-        } else {
-          fits = accepted && out == *o.output;
-        }
+        auto [fits, next_state] = apply<M>(state_, *o.input, o.output, o.ret == never);
         bool fresh = false;
         if (fits) {
           set(e.index, true);
@@ -196,6 +230,9 @@ class search {
 
   // Steps taken so far.
   std::uint64_t steps() const noexcept { return steps_; }
+
+  // The return time of an operation that has not returned.
+  static constexpr std::int64_t never = std::numeric_limits<std::int64_t>::max();
 
  private:
   struct event {
@@ -251,12 +288,19 @@ class search {
   int verdict_ = -1;
 };
 
-// One search of ops to the end, within budget: 1 yes, 0 no, -1 gave up.
-template <class M>
-int decide(const std::vector<op<M>>& ops, std::uint64_t& budget) {
-  search<M> s(ops);
-  return s.run(budget);
-}
+// linearizability_options::max_time, checked between slices of steps.
+class deadline {
+ public:
+  explicit deadline(std::chrono::nanoseconds limit)
+      : on_(limit.count() > 0), at_(on_ ? std::chrono::steady_clock::now() + limit : std::chrono::steady_clock::time_point{}) {}
+  bool passed() const { return on_ && std::chrono::steady_clock::now() >= at_; }
+  // Steps between two looks at the clock (about a millisecond's worth).
+  std::uint64_t slice(std::uint64_t steps) const { return on_ ? std::min<std::uint64_t>(steps, 1 << 14) : steps; }
+
+ private:
+  bool on_;
+  std::chrono::steady_clock::time_point at_;
+};
 
 template <class M, class Input, class Output>
 std::string describe_op(const history_operation<Input, Output>& o) {
@@ -279,7 +323,9 @@ std::string describe_op(const history_operation<Input, Output>& o) {
 /// operation that returned before another was invoked comes first), in
 /// which M, applied one by one from M::init(), gives every recorded output.
 /// An indeterminate operation (history::timeout, or never completed) may
-/// have taken effect at any moment after its invocation, or never.
+/// have taken effect at any moment after its invocation, or never; one
+/// that returned with an unknown output (history::complete_unknown) took
+/// effect before it returned, with any output the model allows.
 ///
 /// M is a small struct:
 /// @code
@@ -288,6 +334,9 @@ std::string describe_op(const history_operation<Input, Output>& o) {
 ///   static state init() { return 0; }
 ///   // (accepted, what the model outputs, the next state)
 ///   static std::tuple<bool, output, state> step(const state& s, const input& in);
+///   // or, for a system that may answer one input several ways, judge the
+///   // recorded output (null: unknown) instead of computing one:
+///   //   static std::pair<bool, state> step(const state& s, const input& in, const output* out);
 ///   // optional: static std::string key(const input&);   per-key partitions, checked apart
 ///   // optional: static std::size_t hash(const state&);  when std::hash<state> does not exist
 ///   // optional: static std::string describe(const input&, const output*);  for the report
@@ -313,6 +362,10 @@ linearizability_result check_linearizable(const history<Input, Output>& h, M = {
     if constexpr (detail::lin::has_key<M>::value) parts[std::string(M::key(all[i].input))].push_back(i);
     else parts[""].push_back(i);
   }
+  // Returned by time cut (its output known or not).
+  auto returned = [&](const hop& o, std::int64_t cut) {
+    return !o.indeterminate && o.return_ns != hop::never_returned && o.return_ns <= cut;
+  };
   // The operations of a partition as seen at time cut: those invoked
   // before it; one not returned by then is indeterminate.
   auto view = [&](const std::vector<std::size_t>& ids, std::int64_t cut) {
@@ -320,11 +373,14 @@ linearizability_result check_linearizable(const history<Input, Output>& h, M = {
     for (std::size_t i : ids) {
       const hop& o = all[i];
       if (o.call_ns > cut) continue;
-      const bool done = o.output.has_value() && !o.indeterminate && o.return_ns <= cut;
-      ops.push_back({i, &o.input, done ? &*o.output : nullptr, o.call_ns, done ? o.return_ns : hop::never_returned});
+      const bool done = returned(o, cut);
+      ops.push_back({i, &o.input, done && o.output ? &*o.output : nullptr, o.call_ns,
+                     done ? o.return_ns : hop::never_returned});
     }
     return ops;
   };
+  const detail::lin::deadline deadline(opts.max_time);
+  auto partition_name = [](const std::string& name) { return name.empty() ? std::string() : " (key " + name + ")"; };
   linearizability_result result;
   // The partitions take turns, each a slice of steps that doubles every
   // round, until one fails (which decides the history), all pass, or those
@@ -344,7 +400,7 @@ linearizability_result check_linearizable(const history<Input, Output>& h, M = {
   std::uint64_t slice = 1 << 12;
   while (!open.empty() && failed == nullptr) {
     for (part& p : open) {
-      std::uint64_t budget = std::min(slice, p.left);
+      std::uint64_t budget = deadline.slice(std::min(slice, p.left));
       const std::uint64_t given = budget;
       const int v = p.search.run(budget);
       p.left -= given - budget;
@@ -354,12 +410,22 @@ linearizability_result check_linearizable(const history<Input, Output>& h, M = {
         break;
       }
       if (v == 1 || p.left == 0) {
-        if (v != 1) result.decided = false;
+        if (v != 1) {
+          result.decided = false;
+          result.explanation += "undecided" + partition_name(*p.name) + ": gave up after " +
+                                std::to_string(opts.max_steps) + " steps (linearizability_options::max_steps)\n";
+        }
         p.done = true;
+      }
+      if (v < 0 && deadline.passed()) {
+        result.decided = false;
+        result.explanation += "undecided" + partition_name(*p.name) + ": out of time after " +
+                              std::to_string(result.steps) + " steps in all (linearizability_options::max_time)\n";
+        return result;
       }
     }
     if (failed == nullptr) open.erase(std::remove_if(open.begin(), open.end(), [](const part& p) { return p.done; }), open.end());
-    slice *= 2;
+    if (slice < (std::uint64_t{1} << 62)) slice *= 2;
   }
   if (failed == nullptr) return result;  // linearizable, or undecided
   result.ok = false;
@@ -367,19 +433,24 @@ linearizability_result check_linearizable(const history<Input, Output>& h, M = {
   const std::string& name = *failed->name;
   const std::vector<std::size_t>& ids = *failed->ids;
   if (!opts.window) {
-    result.explanation = "not linearizable" + (name.empty() ? std::string() : " (key " + name + ")") +
-                         ": no order of its operations explains their responses (window search off)\n";
+    result.explanation = "not linearizable" + partition_name(name) + ": no order of its operations explains their responses (window search off)\n";
     return result;
   }
   std::uint64_t window_budget =
       opts.window_max_steps != 0 ? opts.window_max_steps : std::max<std::uint64_t>(failed->search.steps(), 1'000'000);
   auto fails = [&](const std::vector<std::size_t>& some, std::int64_t cut) {
-    std::uint64_t b = window_budget;
-    const int v = detail::lin::decide<M>(view(some, cut), b);
-    result.steps += window_budget - b;
-    result.window_steps += window_budget - b;
-    window_budget = b;
-    return v == 0;  // out of steps: not known to fail
+    detail::lin::search<M> probe(view(some, cut));
+    int v = -1;
+    while (v < 0 && window_budget > 0) {
+      std::uint64_t b = deadline.slice(window_budget);
+      const std::uint64_t given = b;
+      v = probe.run(b);
+      result.steps += given - b;
+      result.window_steps += given - b;
+      window_budget -= given - b;
+      if (v < 0 && deadline.passed()) window_budget = 0;
+    }
+    return v == 0;  // out of steps or time: not known to fail
   };
   // The earliest cut (a response time) at which it already fails: a
   // shorter history is linearizable whenever a longer one is, so search
@@ -387,7 +458,7 @@ linearizability_result check_linearizable(const history<Input, Output>& h, M = {
   // history at first); a probe that runs out of steps counts as passing.
   std::vector<std::int64_t> cuts;
   for (std::size_t i : ids)
-    if (all[i].output && !all[i].indeterminate) cuts.push_back(all[i].return_ns);
+    if (returned(all[i], hop::never_returned)) cuts.push_back(all[i].return_ns);
   std::sort(cuts.begin(), cuts.end());
   cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
   std::size_t lo = 0, hi = cuts.size();
@@ -401,7 +472,7 @@ linearizability_result check_linearizable(const history<Input, Output>& h, M = {
   std::int64_t latest = std::numeric_limits<std::int64_t>::min();
   for (std::size_t i : ids) {
     const hop& o = all[i];
-    if (!o.output || o.indeterminate || o.return_ns > cut) continue;
+    if (!returned(o, cut)) continue;
     if (o.return_ns >= latest) {
       latest = o.return_ns;
       culprit = i;
@@ -449,7 +520,7 @@ linearizability_result check_linearizable(const history<Input, Output>& h, M = {
   result.culprit = culprit;
   result.window = window;
   std::ostringstream s;
-  s << "not linearizable" << (name.empty() ? std::string() : " (key " + name + ")") << ": no order of these "
+  s << "not linearizable" << partition_name(name) << ": no order of these "
     << window.size() << " operations explains the response at " << detail::format_time(duration(c.return_ns)) << "\n";
   for (std::size_t i : window)
     s << (i == culprit ? "  > " : "    ") << "#" << i << " " << detail::lin::describe_op<M>(all[i]) << "\n";

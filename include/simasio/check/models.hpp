@@ -38,11 +38,12 @@ struct register_model {
     if (in.write) return {true, T{}, in.value};
     return {true, s, s};
   }
-  /// "write(v)", or "read() -> v" ("read() -> timeout" when @p out is
-  /// null: an indeterminate read), for check_linearizable's report.
+  /// "write(v)", or "read() -> v" ("read() -> ?" when @p out is null: a
+  /// read that timed out or returned an unknown output), for
+  /// check_linearizable's report.
   static std::string describe(const input& in, const output* out) {
     return in.write ? "write(" + std::to_string(in.value) + ")"
-                    : "read() -> " + (out != nullptr ? std::to_string(*out) : std::string("timeout"));
+                    : "read() -> " + (out != nullptr ? std::to_string(*out) : std::string("?"));
   }
 };
 
