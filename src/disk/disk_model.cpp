@@ -455,10 +455,11 @@ std::size_t disk_model::write(inode& f, std::uint64_t offset, const boost::asio:
   const std::uint64_t from = c.first_sector * ss;
   const std::uint64_t to = std::min<std::uint64_t>(new_size, (c.first_sector + c.sectors) * ss);
   // Whole sectors: the page past the end of the file is zeros, as Linux keeps it.
-  c.bytes.assign(static_cast<std::size_t>(c.sectors * ss), std::byte{0});
-  std::memcpy(c.bytes.data(), f.cache.data() + from, static_cast<std::size_t>(to - from));
+  c.bytes.assign(f.cache.begin() + static_cast<std::ptrdiff_t>(from), f.cache.begin() + static_cast<std::ptrdiff_t>(to));
+  c.bytes.resize(static_cast<std::size_t>(c.sectors * ss), std::byte{0});
   // The page now in the cache is read from there, not from a bad sector.
-  for (std::uint64_t s = c.first_sector; s < c.first_sector + c.sectors; ++s) f.uncached.erase(s);
+  if (!f.uncached.empty())
+    for (std::uint64_t s = c.first_sector; s < c.first_sector + c.sectors; ++s) f.uncached.erase(s);
   if (rng& latent = draw(latent_stream); latent.chance(config_.latent_sector_error)) {
     c.bad_sector = static_cast<std::int64_t>(c.first_sector + latent.below(c.sectors));
     record(event_kind::disk_fault, static_cast<std::uint64_t>(disk_fault_kind::latent_sector), f.id);
