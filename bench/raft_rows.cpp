@@ -61,8 +61,9 @@ std::size_t explore(Scenario scenario, std::uint64_t seeds) {
 // The three variants alternate within each repetition, so that the
 // machine's changes of speed hit them alike; each keeps its best.
 // Returns the correct scenario's rate with one job.
-double seeds_rows(const settings& s, std::vector<row>& rows, const std::string& name, double goal,
-                  const std::string& target, std::uint64_t seeds, auto run) {
+// (The absolute rates have no target: issue 19 measured the scenarios' own
+// code on Asio's io_context; the ceiling rows compare against that.)
+double seeds_rows(const settings& s, std::vector<row>& rows, const std::string& name, std::uint64_t seeds, auto run) {
   auto correct = [run](simasio::world& w) { run(w, false); };
   auto flawed = [run](simasio::world& w) { run(w, true); };
   double one = 0, bad = 0, two = 0;
@@ -71,10 +72,10 @@ double seeds_rows(const settings& s, std::vector<row>& rows, const std::string& 
     bad = std::max(bad, rate_of([&] { return explore(flawed, seeds); }));
     two = std::max(two, rate_of([&] { return sweep(correct, seeds, 2); }));
   }
-  rows.push_back({name + ", correct, check() with 1 job (seeds/s)", one, 0, "", target, one >= goal, "/s"});
-  rows.push_back({name + ", flawed, every seed to its end or failure (seeds/s)", bad, 0, "", target, bad >= goal, "/s"});
-  rows.push_back({name + ", correct, check() with 2 jobs; vs 1 job (seeds/s)", two, one, times(two / one), "", true,
-                  "/s"});
+  rows.push_back({name + ", correct, check() with 1 job (seeds/s)", one, 0, "", "", true, "/s"});
+  rows.push_back({name + ", flawed, every seed to its end or failure (seeds/s)", bad, 0, "", "", true, "/s"});
+  rows.push_back({name + ", correct, check() with 2 jobs; vs 1 job (seeds/s)", two, one, times(two / one), ">= 1.8x",
+                  two / one >= 1.8, "/s"});
   // Seeds are independent (one world per job, nothing shared), so more
   // cores scale as two do: this machine's 2-job efficiency, projected.
   const double efficiency = two / (2 * one);
@@ -187,13 +188,15 @@ void ceiling_rows(const settings& s, std::vector<row>& rows, double election, do
                 "03_raft_election: its %.0f handler steps per seed as bare handlers on boost::asio::io_context, "
                 "no I/O, the most seeds/s Asio's dispatch allows; vs the correct sweep with 1 job (seeds/s)",
                 steps);
-  rows.push_back({name, election, handlers / steps, times(election / (handlers / steps)), "", true, "/s"});
+  rows.push_back({name, election, handlers / steps, times(election / (handlers / steps)), ">= 0.35x",
+                  election / (handlers / steps) >= 0.35, "/s"});
   std::snprintf(name, sizeof name,
                 "04_raft_chaos: its %.0f connecting RPCs per seed as coroutines on boost::asio::io_context, no I/O "
                 "(co_spawn, an awaitable \"or\" with a cancelled wait, 5 posted completions), the most seeds/s Asio's coroutines "
                 "allow; vs the correct sweep with 1 job (seeds/s)",
                 rpcs);
-  rows.push_back({name, chaos, calls.b / rpcs, times(chaos / (calls.b / rpcs)), "", true, "/s"});
+  rows.push_back({name, chaos, calls.b / rpcs, times(chaos / (calls.b / rpcs)), ">= 0.6x",
+                  chaos / (calls.b / rpcs) >= 0.6, "/s"});
   rows.push_back({"04_raft_chaos's RPC coroutine shape alone (as above), simasio::io_context vs "
                   "boost::asio::io_context, median of paired runs (RPCs/s)",
                   calls.a, calls.b, times(calls.ratio), "", true, "/s"});
@@ -210,13 +213,12 @@ void raft_rows(const settings& s, std::vector<row>& rows) {
     best = std::max(best, rate_of([&] { return sweep([](simasio::world&) {}, empty, 1); }));
   rows.push_back({"empty scenario, check() with 1 job (seeds/s)", best, 0, "", ">= 1,000,000 seeds/s", best >= 1e6,
                   "/s"});
-  const double election = seeds_rows(s, rows, "03_raft_election (3 nodes, UDP, 3 s)", 50'000, ">= 50,000 seeds/s", s.quick ? 200 : 4000,
+  const double election = seeds_rows(s, rows, "03_raft_election (3 nodes, UDP, 3 s)", s.quick ? 200 : 4000,
              [](simasio::world& w, bool flawed) {
                raft_election::history h;
                raft_election::election(w, flawed, h);
              });
-  const double chaos = seeds_rows(s, rows, "04_raft_chaos (5 nodes, TCP RPCs, chaos, 8.5 s)", 1'000, ">= 1,000 seeds/s",
-             s.quick ? 10 : 300, [](simasio::world& w, bool flawed) {
+  const double chaos = seeds_rows(s, rows, "04_raft_chaos (5 nodes, TCP RPCs, chaos, 8.5 s)", s.quick ? 10 : 300, [](simasio::world& w, bool flawed) {
                raft_chaos::history h;
                raft_chaos::chaos_run(w, flawed, h);
              });

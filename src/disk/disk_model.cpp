@@ -46,7 +46,8 @@ disk_model::disk_model(world_core& core, host_state& host)
 
 rng& disk_model::open_stream(stream s) {
   static constexpr const char* family[stream_count] = {"latency", "read-error", "write-error", "sync-error",
-                                                       "latent",  "misdirect",  "corruption",  "power"};
+                                                       "latent",  "misdirect",  "corruption",  "power",
+                                                       "overwrite"};
   streams_[s] = &core_.stream("disk:" + host_.name + ":" + family[s], choice_purpose::disk);
   return *streams_[s];
 }
@@ -454,6 +455,8 @@ std::size_t disk_model::write(inode& f, std::uint64_t offset, const boost::asio:
   c.at_ns = core_.now().count();
   const std::uint64_t from = c.first_sector * ss;
   const std::uint64_t to = std::min<std::uint64_t>(new_size, (c.first_sector + c.sectors) * ss);
+  if (f.pending_resizes == 0 && !f.dirty_pages.empty()) supersede(f, c);
+  c.bytes = std::move(spare_);  // the buffer of a change just overwritten, when there is one
   // Whole sectors: the page past the end of the file is zeros, as Linux keeps it.
   c.bytes.assign(f.cache.begin() + static_cast<std::ptrdiff_t>(from), f.cache.begin() + static_cast<std::ptrdiff_t>(to));
   c.bytes.resize(static_cast<std::size_t>(c.sectors * ss), std::byte{0});
@@ -523,6 +526,17 @@ void disk_model::resize(inode& f, std::uint64_t size, boost::system::error_code&
 
 void disk_model::push_change(inode& f, disk_change c) {
   f.dirty += c.bytes.size();
+  const std::uint64_t seq = f.first_seq + f.unsynced.size();
+  if (c.sectors == 0) {
+    ++f.pending_resizes;
+  } else {
+    const std::uint64_t ss = config_.sector_size, ps = config_.page_size;
+    for (std::uint64_t p = c.first_sector * ss / ps; p <= ((c.first_sector + c.sectors) * ss - 1) / ps; ++p) {
+      dirty_page& d = f.dirty_pages[p];
+      ++d.writers;
+      d.newest = seq;
+    }
+  }
   f.unsynced.push_back(std::move(c));
   write_back_expired(f, false);
   // Much dirty data: the oldest goes to the medium until half the limit
@@ -534,8 +548,80 @@ void disk_model::push_change(inode& f, disk_change c) {
 // The oldest unsynced change of f reaches the medium.
 void disk_model::write_back_oldest(inode& f) {
   apply(f, f.medium, f.unsynced.front(), nullptr);
-  f.dirty -= f.unsynced.front().bytes.size();
+  pop_oldest(f);
+}
+
+// The oldest unsynced change leaves the queue, and those overwritten
+// behind it.
+void disk_model::pop_oldest(inode& f) {
+  const disk_change& c = f.unsynced.front();
+  if (!c.gone) {
+    f.dirty -= c.bytes.size();
+    if (c.sectors == 0) {
+      --f.pending_resizes;
+    } else {
+      const std::uint64_t ss = config_.sector_size, ps = config_.page_size;
+      for (std::uint64_t p = c.first_sector * ss / ps; p <= ((c.first_sector + c.sectors) * ss - 1) / ps; ++p)
+        if (const auto it = f.dirty_pages.find(p); it != f.dirty_pages.end() && --it->second.writers == 0)
+          f.dirty_pages.erase(it);
+    }
+  }
   f.unsynced.pop_front();
+  ++f.first_seq;
+  skip_gone(f);
+}
+
+// The queue starts at a change still pending.
+void disk_model::skip_gone(inode& f) noexcept {
+  while (!f.unsynced.empty() && f.unsynced.front().gone) {
+    f.unsynced.pop_front();
+    ++f.first_seq;
+  }
+}
+
+// Every unsynced change is settled (synced, lost with its error, or
+// resolved by a power cut).
+void disk_model::forget_unsynced(inode& f) noexcept {
+  if (!f.unsynced.empty()) spare_ = std::move(f.unsynced.back().bytes);  // for the next write
+  f.first_seq += f.unsynced.size();
+  f.unsynced.clear();
+  f.dirty_pages.clear();
+  f.pending_resizes = 0;
+  f.dirty = 0;
+}
+
+// A write about to cover, whole, an older unsynced write that alone
+// touches its pages: the page cache holds one version of a page, so the
+// older one either went back to the medium before this write (written
+// back; drawn) or never can (overwritten). Linux cannot tear it later
+// either: a write-back under way at a power cut carries the page as the
+// cache holds it then. So it is settled now, and its copy of the sectors
+// serves the newer write. An older change still pending on those pages,
+// or a size change, keeps them in order: nothing is settled then.
+void disk_model::supersede(inode& f, const disk_change& newer) {
+  const std::uint64_t ss = config_.sector_size, ps = config_.page_size;
+  const std::uint64_t end = newer.first_sector + newer.sectors;
+  for (std::uint64_t p = newer.first_sector * ss / ps; p <= (end * ss - 1) / ps; ++p) {
+    const auto it = f.dirty_pages.find(p);
+    if (it == f.dirty_pages.end() || it->second.writers != 1) continue;
+    disk_change& old = f.unsynced[static_cast<std::size_t>(it->second.newest - f.first_seq)];
+    if (old.gone || old.misdirect_to >= 0 || old.first_sector < newer.first_sector || old.first_sector + old.sectors > end)
+      continue;
+    const std::uint64_t first = old.first_sector * ss / ps, last = ((old.first_sector + old.sectors) * ss - 1) / ps;
+    bool alone = true;
+    for (std::uint64_t q = first; q <= last && alone; ++q) alone = f.dirty_pages[q].writers == 1;
+    if (!alone) continue;
+    const bool went_back = draw(overwrite_stream).below(2) == 0;
+    if (went_back) apply(f, f.medium, old, nullptr);
+    record(event_kind::disk_resolve,
+           static_cast<std::uint64_t>(went_back ? disk_outcome::written_back : disk_outcome::overwritten), f.id);
+    for (std::uint64_t q = first; q <= last; ++q) f.dirty_pages.erase(q);
+    f.dirty -= old.bytes.size();
+    spare_ = std::move(old.bytes);
+    old.bytes = {};
+    old.gone = true;
+    skip_gone(f);
+  }
 }
 
 // The OS writes dirty data back once it is dirty_expire old: those changes
@@ -559,14 +645,13 @@ void disk_model::sync(inode& f, boost::system::error_code& ec) {
     // Linux marks the pages clean after a failed write-back: the data stays
     // in the cache, never reaches the medium, and the next fsync succeeds.
     record(event_kind::disk_fault, static_cast<std::uint64_t>(disk_fault_kind::sync_error), f.id);
-    f.unsynced.clear();
-    f.dirty = 0;
+    forget_unsynced(f);
     ec = posix(errc::io_error);
     return;
   }
-  for (const disk_change& c : f.unsynced) apply(f, f.medium, c, nullptr);
-  f.unsynced.clear();
-  f.dirty = 0;
+  for (const disk_change& c : f.unsynced)
+    if (!c.gone) apply(f, f.medium, c, nullptr);
+  forget_unsynced(f);
 }
 
 void disk_model::fill_garbage(std::byte* p, std::size_t n) noexcept {
@@ -619,7 +704,7 @@ void disk_model::apply(inode& f, std::vector<std::byte>& img, const disk_change&
         if (bit / 8 >= src && bit / 8 < src + k)
           img[dst + bit / 8 - src] ^= static_cast<std::byte>(1u << (bit % 8));
       }
-      f.bad.erase(at + i);  // rewritten whole: readable again
+      if (!f.bad.empty()) f.bad.erase(at + i);  // rewritten whole: readable again
     }
   }
   if (c.bad_sector >= 0) {
@@ -686,6 +771,7 @@ void disk_model::resolve(inode& f) {
     rng& r = draw(power_stream);
     std::vector<std::uint8_t> keep;
     for (const disk_change& c : f.unsynced) {
+      if (c.gone) continue;
       if (c.sectors == 0) {  // a size change: the metadata made it or not
         const bool kept = r.below(2) == 0;
         if (kept) {
@@ -721,8 +807,7 @@ void disk_model::resolve(inode& f) {
     }
     img.resize(static_cast<std::size_t>(size));
     f.medium = std::move(img);
-    f.unsynced.clear();
-    f.dirty = 0;
+    forget_unsynced(f);
   }
   f.cache = f.medium;
   f.uncached = f.bad;
@@ -787,6 +872,7 @@ void disk_model::drop_caches() {
     const std::uint64_t per_page = config_.page_size / ss;
     std::uint64_t shortest = f.medium.size();  // a truncation since the sync: what follows is the cache's
     for (const disk_change& c : f.unsynced) {
+      if (c.gone) continue;
       for (std::uint64_t s = c.first_sector; s < c.first_sector + c.sectors; ++s) dirty.insert(s / per_page);
       if (c.sectors == 0) shortest = std::min(shortest, c.size_after);
     }

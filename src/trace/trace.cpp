@@ -95,6 +95,7 @@ const char* to_string(disk_outcome o) noexcept {
     case disk_outcome::entry_kept: return "entry_kept";
     case disk_outcome::entry_lost: return "entry_lost";
     case disk_outcome::written_back: return "written_back";
+    case disk_outcome::overwritten: return "overwritten";
   }
   return "unknown";
 }

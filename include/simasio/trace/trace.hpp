@@ -91,7 +91,8 @@ enum class disk_outcome : std::uint8_t {
   torn = 3,           ///< some of its sectors did
   entry_kept = 4,     ///< an unsynced directory entry (create, rename, remove) survived
   entry_lost = 5,     ///< it reverted to its state at the directory's last sync
-  written_back = 6,   ///< older than disk_config::dirty_expire: already written back
+  written_back = 6,   ///< older than disk_config::dirty_expire, or overwritten after it went back: on the medium
+  overwritten = 7,    ///< overwritten in the page cache before it went back: only a later version can reach the medium
 };
 
 /// Why a packet was lost: net_drop's b.

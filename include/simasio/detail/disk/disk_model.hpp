@@ -17,6 +17,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace simasio::detail {
@@ -47,6 +48,14 @@ struct disk_change {
   std::int64_t misdirect_to = -1;  // sector the snapshot lands at instead
   std::int64_t corrupt_bit = -1;   // bit of bytes flipped on the medium
   std::int64_t bad_sector = -1;    // sector left unreadable on the medium
+  bool gone = false;               // overwritten whole since (disk_model::supersede): no longer pending
+};
+
+// A page that unsynced writes touch: how many of them, and the newest
+// (its sequence number, inode::first_seq counting from the oldest pending).
+struct dirty_page {
+  std::uint32_t writers = 0;
+  std::uint64_t newest = 0;
 };
 
 // A file: what reads see (the page cache), what survives a power cut (the
@@ -55,7 +64,10 @@ struct inode {
   std::uint64_t id = 0;
   std::vector<std::byte> cache;
   std::vector<std::byte> medium;
-  std::deque<disk_change> unsynced;
+  std::deque<disk_change> unsynced;     // in order; an entry marked gone is skipped
+  std::uint64_t first_seq = 0;          // sequence number of unsynced.front()
+  std::unordered_map<std::uint64_t, dirty_page> dirty_pages;  // page -> the unsynced writes touching it
+  std::uint32_t pending_resizes = 0;    // unsynced size changes
   std::uint64_t dirty = 0;              // bytes the unsynced changes hold
   std::set<std::uint64_t> bad;          // unreadable sectors of the medium
   std::set<std::uint64_t> uncached;     // bad sectors not in the page cache: reads of them fail
@@ -157,6 +169,7 @@ class disk_model {
     misdirect_stream,
     corruption_stream,
     power_stream,
+    overwrite_stream,
     stream_count
   };
   // Each family of the disk's draws is a stream of its own
@@ -172,6 +185,10 @@ class disk_model {
   // Writes change c to img (the medium, or a power cut's image of it);
   // keep: per sector of c, 0 lost, 1 kept, 2 garbage (null: all kept).
   void write_back_oldest(inode& f);
+  void pop_oldest(inode& f);
+  void skip_gone(inode& f) noexcept;
+  void forget_unsynced(inode& f) noexcept;
+  void supersede(inode& f, const disk_change& newer);
   void apply(inode& f, std::vector<std::byte>& img, const disk_change& c, const std::vector<std::uint8_t>* keep);
   void fill_garbage(std::byte* p, std::size_t n) noexcept;
   void garbage_from(std::vector<std::byte>& img, std::size_t old_size) noexcept;
@@ -198,6 +215,7 @@ class disk_model {
   std::map<std::string, std::uint64_t> durable_names_;  // as the medium holds them
   std::deque<dir_op> journal_;                          // directory operations not yet durable, in order
   std::size_t posix_open_ = 0;  // descriptors opened through simasio::interpose
+  std::vector<std::byte> spare_;  // the sectors of a change just overwritten, for the next one
   duration next_start_{0};  // the device's next free start (iops)
   duration channel_free_{0};  // when the transfer channel is free (bandwidth)
 };
