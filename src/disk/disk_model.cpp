@@ -438,6 +438,17 @@ std::size_t disk_model::write(inode& f, std::uint64_t offset, const boost::asio:
     ec = posix(errc::no_space_on_device);
     return 0;
   }
+  disk_change c;
+  c.first_sector = sector_of(offset);
+  c.sectors = sector_of(offset + total - 1) - c.first_sector + 1;
+  c.size_after = new_size;
+  c.at_ns = core_.now().count();
+  // The pending writes under this one: settled when it covers them whole,
+  // else given their own copy of what the cache holds for them now.
+  if (!f.dirty_pages.empty()) {
+    if (f.pending_resizes == 0) supersede(f, c);
+    keep_versions_under(f, c);
+  }
   if (new_size > old_size) f.cache.resize(static_cast<std::size_t>(new_size));
   std::size_t done = 0;
   for (std::size_t i = 0; i < n; ++i) {
@@ -447,19 +458,11 @@ std::size_t disk_model::write(inode& f, std::uint64_t offset, const boost::asio:
   // What was written, and where, in the trace's hash (SIMASIO_VERIFY).
   core_.events().fold_bytes(trace::hash_bytes(f.cache.data() + offset, static_cast<std::size_t>(total),
                                               (f.id << 20) ^ (static_cast<std::uint64_t>(host_.id) << 52) ^ offset));
+  // c.bytes stays empty: its sectors are read from the cache for as long
+  // as it is the newest version there (copy on write).
   const std::uint64_t ss = config_.sector_size;
-  disk_change c;
-  c.first_sector = sector_of(offset);
-  c.sectors = sector_of(offset + total - 1) - c.first_sector + 1;
-  c.size_after = new_size;
-  c.at_ns = core_.now().count();
   const std::uint64_t from = c.first_sector * ss;
   const std::uint64_t to = std::min<std::uint64_t>(new_size, (c.first_sector + c.sectors) * ss);
-  if (f.pending_resizes == 0 && !f.dirty_pages.empty()) supersede(f, c);
-  c.bytes = std::move(spare_);  // the buffer of a change just overwritten, when there is one
-  // Whole sectors: the page past the end of the file is zeros, as Linux keeps it.
-  c.bytes.assign(f.cache.begin() + static_cast<std::ptrdiff_t>(from), f.cache.begin() + static_cast<std::ptrdiff_t>(to));
-  c.bytes.resize(static_cast<std::size_t>(c.sectors * ss), std::byte{0});
   // The page now in the cache is read from there, not from a bad sector.
   if (!f.uncached.empty())
     for (std::uint64_t s = c.first_sector; s < c.first_sector + c.sectors; ++s) f.uncached.erase(s);
@@ -515,6 +518,7 @@ void disk_model::resize(inode& f, std::uint64_t size, boost::system::error_code&
     ec = posix(errc::no_space_on_device);
     return;
   }
+  for (disk_change& c : f.unsynced) own_copy(f, c);  // the cache is about to lose or zero what they wrote
   f.cache.resize(static_cast<std::size_t>(size));
   f.uncached.erase(f.uncached.lower_bound(sector_of(size + config_.sector_size - 1)), f.uncached.end());
   disk_change c;
@@ -525,7 +529,7 @@ void disk_model::resize(inode& f, std::uint64_t size, boost::system::error_code&
 }
 
 void disk_model::push_change(inode& f, disk_change c) {
-  f.dirty += c.bytes.size();
+  f.dirty += c.sectors * config_.sector_size;
   const std::uint64_t seq = f.first_seq + f.unsynced.size();
   if (c.sectors == 0) {
     ++f.pending_resizes;
@@ -556,7 +560,7 @@ void disk_model::write_back_oldest(inode& f) {
 void disk_model::pop_oldest(inode& f) {
   const disk_change& c = f.unsynced.front();
   if (!c.gone) {
-    f.dirty -= c.bytes.size();
+    f.dirty -= c.sectors * config_.sector_size;
     if (c.sectors == 0) {
       --f.pending_resizes;
     } else {
@@ -571,6 +575,38 @@ void disk_model::pop_oldest(inode& f) {
   skip_gone(f);
 }
 
+const std::byte* disk_model::change_data(const inode& f, const disk_change& c, std::uint64_t& available) const noexcept {
+  if (!c.bytes.empty()) {
+    available = c.bytes.size();
+    return c.bytes.data();
+  }
+  const std::uint64_t from = c.first_sector * config_.sector_size;
+  available = f.cache.size() > from ? f.cache.size() - from : 0;
+  return f.cache.data() + std::min<std::uint64_t>(from, f.cache.size());
+}
+
+// A pending change reads its sectors from the cache while it is the newest
+// version there; before a write or a size change alters them, it takes its
+// own copy (zeros past the end of the file, as Linux keeps a page).
+void disk_model::own_copy(inode& f, disk_change& c) {
+  if (c.gone || c.sectors == 0 || !c.bytes.empty()) return;
+  const std::uint64_t ss = config_.sector_size;
+  const std::uint64_t from = std::min<std::uint64_t>(c.first_sector * ss, f.cache.size());
+  const std::uint64_t to = std::min<std::uint64_t>((c.first_sector + c.sectors) * ss, f.cache.size());
+  c.bytes.assign(f.cache.begin() + static_cast<std::ptrdiff_t>(from), f.cache.begin() + static_cast<std::ptrdiff_t>(to));
+  c.bytes.resize(static_cast<std::size_t>(c.sectors * ss), std::byte{0});
+}
+
+// Before `newer` changes the cache: the newest pending version of each
+// page it touches takes its own copy (an older one already has, when the
+// newest arrived over it).
+void disk_model::keep_versions_under(inode& f, const disk_change& newer) {
+  const std::uint64_t ss = config_.sector_size, ps = config_.page_size;
+  for (std::uint64_t p = newer.first_sector * ss / ps; p <= ((newer.first_sector + newer.sectors) * ss - 1) / ps; ++p)
+    if (const auto it = f.dirty_pages.find(p); it != f.dirty_pages.end())
+      own_copy(f, f.unsynced[static_cast<std::size_t>(it->second.newest - f.first_seq)]);
+}
+
 // The queue starts at a change still pending.
 void disk_model::skip_gone(inode& f) noexcept {
   while (!f.unsynced.empty() && f.unsynced.front().gone) {
@@ -582,7 +618,6 @@ void disk_model::skip_gone(inode& f) noexcept {
 // Every unsynced change is settled (synced, lost with its error, or
 // resolved by a power cut).
 void disk_model::forget_unsynced(inode& f) noexcept {
-  if (!f.unsynced.empty()) spare_ = std::move(f.unsynced.back().bytes);  // for the next write
   f.first_seq += f.unsynced.size();
   f.unsynced.clear();
   f.dirty_pages.clear();
@@ -595,9 +630,9 @@ void disk_model::forget_unsynced(inode& f) noexcept {
 // older one either went back to the medium before this write (written
 // back; drawn) or never can (overwritten). Linux cannot tear it later
 // either: a write-back under way at a power cut carries the page as the
-// cache holds it then. So it is settled now, and its copy of the sectors
-// serves the newer write. An older change still pending on those pages,
-// or a size change, keeps them in order: nothing is settled then.
+// cache holds it then. So it is settled now, before the newer one changes
+// the cache. An older change still pending on those pages, or a size
+// change, keeps them in order: nothing is settled then.
 void disk_model::supersede(inode& f, const disk_change& newer) {
   const std::uint64_t ss = config_.sector_size, ps = config_.page_size;
   const std::uint64_t end = newer.first_sector + newer.sectors;
@@ -616,8 +651,7 @@ void disk_model::supersede(inode& f, const disk_change& newer) {
     record(event_kind::disk_resolve,
            static_cast<std::uint64_t>(went_back ? disk_outcome::written_back : disk_outcome::overwritten), f.id);
     for (std::uint64_t q = first; q <= last; ++q) f.dirty_pages.erase(q);
-    f.dirty -= old.bytes.size();
-    spare_ = std::move(old.bytes);
+    f.dirty -= old.sectors * ss;
     old.bytes = {};
     old.gone = true;
     skip_gone(f);
@@ -687,18 +721,21 @@ void disk_model::apply(inode& f, std::vector<std::byte>& img, const disk_change&
     if (power_cut) garbage_from(img, old);
   }
   const std::uint64_t at = c.misdirect_to >= 0 ? static_cast<std::uint64_t>(c.misdirect_to) : c.first_sector;
+  std::uint64_t available = 0;
+  const std::byte* data = change_data(f, c, available);
   for (std::uint64_t i = 0; i < c.sectors; ++i) {
     const std::uint8_t how = keep == nullptr ? 1 : (*keep)[i];
     if (how == 0) continue;
     const std::uint64_t src = i * ss;
-    if (src >= c.bytes.size()) break;
     const std::uint64_t dst = (at + i) * ss;
     if (dst >= img.size()) break;
-    const std::size_t k = static_cast<std::size_t>(std::min<std::uint64_t>({ss, c.bytes.size() - src, img.size() - dst}));
+    const std::size_t k = static_cast<std::size_t>(std::min<std::uint64_t>(ss, img.size() - dst));
     if (how == 2) {
       fill_garbage(img.data() + dst, k);
     } else {
-      std::memcpy(img.data() + dst, c.bytes.data() + src, k);
+      const std::size_t copied = static_cast<std::size_t>(std::min<std::uint64_t>(k, available > src ? available - src : 0));
+      if (copied > 0) std::memcpy(img.data() + dst, data + src, copied);
+      std::memset(img.data() + dst + copied, 0, k - copied);  // past the end of the file when written
       if (c.corrupt_bit >= 0) {
         const auto bit = static_cast<std::uint64_t>(c.corrupt_bit);
         if (bit / 8 >= src && bit / 8 < src + k)

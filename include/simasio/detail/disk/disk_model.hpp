@@ -42,7 +42,10 @@ struct disk_change {
   std::uint64_t first_sector = 0;
   std::uint64_t sectors = 0;     // 0: a resize
   std::uint64_t size_after = 0;  // the file's size once this change is applied
-  std::vector<std::byte> bytes;  // sectors [first_sector, first_sector + sectors), zeros past the end
+  // Its own copy of sectors [first_sector, first_sector + sectors), zeros
+  // past the end; empty while the cache still holds them (copy on write:
+  // disk_model::own_copy).
+  std::vector<std::byte> bytes;
   std::int64_t at_ns = 0;        // world time written (write-back after dirty_expire)
   // Faults below the page cache, drawn when written, felt when applied:
   std::int64_t misdirect_to = -1;  // sector the snapshot lands at instead
@@ -68,7 +71,7 @@ struct inode {
   std::uint64_t first_seq = 0;          // sequence number of unsynced.front()
   std::unordered_map<std::uint64_t, dirty_page> dirty_pages;  // page -> the unsynced writes touching it
   std::uint32_t pending_resizes = 0;    // unsynced size changes
-  std::uint64_t dirty = 0;              // bytes the unsynced changes hold
+  std::uint64_t dirty = 0;              // bytes the unsynced changes write (whole sectors)
   std::set<std::uint64_t> bad;          // unreadable sectors of the medium
   std::set<std::uint64_t> uncached;     // bad sectors not in the page cache: reads of them fail
   std::uint32_t links = 0;              // names in the live namespace
@@ -189,6 +192,10 @@ class disk_model {
   void skip_gone(inode& f) noexcept;
   void forget_unsynced(inode& f) noexcept;
   void supersede(inode& f, const disk_change& newer);
+  void own_copy(inode& f, disk_change& c);
+  void keep_versions_under(inode& f, const disk_change& newer);
+  // The bytes change c writes: its own copy, or the cache's.
+  const std::byte* change_data(const inode& f, const disk_change& c, std::uint64_t& available) const noexcept;
   void apply(inode& f, std::vector<std::byte>& img, const disk_change& c, const std::vector<std::uint8_t>* keep);
   void fill_garbage(std::byte* p, std::size_t n) noexcept;
   void garbage_from(std::vector<std::byte>& img, std::size_t old_size) noexcept;
@@ -215,7 +222,6 @@ class disk_model {
   std::map<std::string, std::uint64_t> durable_names_;  // as the medium holds them
   std::deque<dir_op> journal_;                          // directory operations not yet durable, in order
   std::size_t posix_open_ = 0;  // descriptors opened through simasio::interpose
-  std::vector<std::byte> spare_;  // the sectors of a change just overwritten, for the next one
   duration next_start_{0};  // the device's next free start (iops)
   duration channel_free_{0};  // when the transfer channel is free (bandwidth)
 };
