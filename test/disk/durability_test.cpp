@@ -295,10 +295,7 @@ BOOST_AUTO_TEST_CASE(an_overwritten_unsynced_page_is_never_torn_after_a_power_cu
 // version per page: each overwrite settles the version it covers (the
 // trace says how), so a power cut has one change per page left to decide.
 BOOST_AUTO_TEST_CASE(rewriting_the_same_pages_keeps_one_pending_version_per_page) {
-  simasio::world_options o;
-  o.seed = 5;
-  o.record_trace = true;
-  simasio::world w(o);
+  simasio::world w(simasio::world_options{.seed = 5, .record_trace = true});
   auto& a = w.add_host("a");
   simasio::disk_config cfg;
   cfg.dirty_expire = simasio::duration::max();
