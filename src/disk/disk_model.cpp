@@ -534,8 +534,8 @@ void disk_model::push_change(inode& f, disk_change c) {
   if (c.sectors == 0) {
     ++f.pending_resizes;
   } else {
-    const std::uint64_t ss = config_.sector_size, ps = config_.page_size;
-    for (std::uint64_t p = c.first_sector * ss / ps; p <= ((c.first_sector + c.sectors) * ss - 1) / ps; ++p) {
+    const auto [first, last] = pages_of(c);
+    for (std::uint64_t p = first; p <= last; ++p) {
       dirty_page& d = f.dirty_pages[p];
       ++d.writers;
       d.newest = seq;
@@ -564,8 +564,8 @@ void disk_model::pop_oldest(inode& f) {
     if (c.sectors == 0) {
       --f.pending_resizes;
     } else {
-      const std::uint64_t ss = config_.sector_size, ps = config_.page_size;
-      for (std::uint64_t p = c.first_sector * ss / ps; p <= ((c.first_sector + c.sectors) * ss - 1) / ps; ++p)
+      const auto [first, last] = pages_of(c);
+      for (std::uint64_t p = first; p <= last; ++p)
         if (const auto it = f.dirty_pages.find(p); it != f.dirty_pages.end() && --it->second.writers == 0)
           f.dirty_pages.erase(it);
     }
@@ -601,8 +601,8 @@ void disk_model::own_copy(inode& f, disk_change& c) {
 // page it touches takes its own copy (an older one already has, when the
 // newest arrived over it).
 void disk_model::keep_versions_under(inode& f, const disk_change& newer) {
-  const std::uint64_t ss = config_.sector_size, ps = config_.page_size;
-  for (std::uint64_t p = newer.first_sector * ss / ps; p <= ((newer.first_sector + newer.sectors) * ss - 1) / ps; ++p)
+  const auto [first, last] = pages_of(newer);
+  for (std::uint64_t p = first; p <= last; ++p)
     if (const auto it = f.dirty_pages.find(p); it != f.dirty_pages.end())
       own_copy(f, f.unsynced[static_cast<std::size_t>(it->second.newest - f.first_seq)]);
 }
@@ -634,15 +634,15 @@ void disk_model::forget_unsynced(inode& f) noexcept {
 // the cache. An older change still pending on those pages, or a size
 // change, keeps them in order: nothing is settled then.
 void disk_model::supersede(inode& f, const disk_change& newer) {
-  const std::uint64_t ss = config_.sector_size, ps = config_.page_size;
   const std::uint64_t end = newer.first_sector + newer.sectors;
-  for (std::uint64_t p = newer.first_sector * ss / ps; p <= (end * ss - 1) / ps; ++p) {
+  const auto [newer_first, newer_last] = pages_of(newer);
+  for (std::uint64_t p = newer_first; p <= newer_last; ++p) {
     const auto it = f.dirty_pages.find(p);
     if (it == f.dirty_pages.end() || it->second.writers != 1) continue;
     disk_change& old = f.unsynced[static_cast<std::size_t>(it->second.newest - f.first_seq)];
     if (old.gone || old.misdirect_to >= 0 || old.first_sector < newer.first_sector || old.first_sector + old.sectors > end)
       continue;
-    const std::uint64_t first = old.first_sector * ss / ps, last = ((old.first_sector + old.sectors) * ss - 1) / ps;
+    const auto [first, last] = pages_of(old);
     bool alone = true;
     for (std::uint64_t q = first; q <= last && alone; ++q) alone = f.dirty_pages[q].writers == 1;
     if (!alone) continue;
@@ -651,7 +651,7 @@ void disk_model::supersede(inode& f, const disk_change& newer) {
     record(event_kind::disk_resolve,
            static_cast<std::uint64_t>(went_back ? disk_outcome::written_back : disk_outcome::overwritten), f.id);
     for (std::uint64_t q = first; q <= last; ++q) f.dirty_pages.erase(q);
-    f.dirty -= old.sectors * ss;
+    f.dirty -= old.sectors * config_.sector_size;
     old.bytes = {};
     old.gone = true;
     skip_gone(f);

@@ -145,7 +145,7 @@ template <class M>
 struct op {
   std::size_t id;  // in the history
   const typename M::input* input;
-  // null: unknown (any output the model allows); with ret == never, also
+  // null: unknown (any output the model allows); with ret never_returned, also
   // indeterminate (may not have happened at all)
   const typename M::output* output;
   std::int64_t call, ret;
@@ -197,7 +197,8 @@ class search {
       const event& e = ev_[k_];
       if (!e.is_return) {
         const op<M>& o = ops_[e.index];
-        auto [fits, next_state] = apply<M>(state_, *o.input, o.output, o.ret == never);
+        auto [fits, next_state] =
+            apply<M>(state_, *o.input, o.output, o.ret == history_operation<typename M::input, typename M::output>::never_returned);
         bool fresh = false;
         if (fits) {
           set(e.index, true);
@@ -230,9 +231,6 @@ class search {
 
   // Steps taken so far.
   std::uint64_t steps() const noexcept { return steps_; }
-
-  // The return time of an operation that has not returned.
-  static constexpr std::int64_t never = std::numeric_limits<std::int64_t>::max();
 
  private:
   struct event {

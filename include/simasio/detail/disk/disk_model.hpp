@@ -18,6 +18,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace simasio::detail {
@@ -185,8 +186,6 @@ class disk_model {
   bool fits(std::uint64_t old_size, std::uint64_t new_size) const noexcept;
   void push_change(inode& f, disk_change c);
   void write_back_expired(inode& f, bool at_power_cut);
-  // Writes change c to img (the medium, or a power cut's image of it);
-  // keep: per sector of c, 0 lost, 1 kept, 2 garbage (null: all kept).
   void write_back_oldest(inode& f);
   void pop_oldest(inode& f);
   void skip_gone(inode& f) noexcept;
@@ -196,6 +195,13 @@ class disk_model {
   void keep_versions_under(inode& f, const disk_change& newer);
   // The bytes change c writes: its own copy, or the cache's.
   const std::byte* change_data(const inode& f, const disk_change& c, std::uint64_t& available) const noexcept;
+  // The first and last page a write (sectors > 0) touches.
+  std::pair<std::uint64_t, std::uint64_t> pages_of(const disk_change& c) const noexcept {
+    return {c.first_sector * config_.sector_size / config_.page_size,
+            ((c.first_sector + c.sectors) * config_.sector_size - 1) / config_.page_size};
+  }
+  // Writes change c to img (the medium, or a power cut's image of it);
+  // keep: per sector of c, 0 lost, 1 kept, 2 garbage (null: all kept).
   void apply(inode& f, std::vector<std::byte>& img, const disk_change& c, const std::vector<std::uint8_t>* keep);
   void fill_garbage(std::byte* p, std::size_t n) noexcept;
   void garbage_from(std::vector<std::byte>& img, std::size_t old_size) noexcept;
