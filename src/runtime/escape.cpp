@@ -46,6 +46,39 @@ void* real_timer_scheduler(boost::asio::execution_context& ctx) noexcept {
   return &boost::asio::use_service<ad::scheduler>(ctx);
 }
 
+// Asio's scheduler keeps its queue and the marker of its reactor's place in
+// it private. Explicit instantiations may name private members (C++20
+// [temp.spec.general]/6): these two expose them to real_timers_ready alone.
+namespace {
+namespace ad = boost::asio::detail;
+struct scheduler_queue {
+  using type = ad::op_queue<ad::scheduler_operation> ad::scheduler::*;
+  friend type queue_of(scheduler_queue) noexcept;
+};
+template <typename Tag, typename Tag::type Member>
+struct expose_queue {
+  friend typename Tag::type queue_of(Tag) noexcept { return Member; }
+};
+template struct expose_queue<scheduler_queue, &ad::scheduler::op_queue_>;
+
+struct scheduler_task_op {
+  friend ad::scheduler_operation* task_op_of(scheduler_task_op, ad::scheduler& s) noexcept;
+};
+template <auto Member>
+struct expose_task_op {
+  friend ad::scheduler_operation* task_op_of(scheduler_task_op, ad::scheduler& s) noexcept { return &(s.*Member); }
+};
+template struct expose_task_op<&ad::scheduler::task_operation_>;
+}  // namespace
+
+bool real_timers_ready(void* scheduler) noexcept {
+  auto& s = *static_cast<ad::scheduler*>(scheduler);
+  // After a poll the queue holds the reactor's marker alone; anything else
+  // (a cancelled wait's completion, the reactor just created) needs a poll.
+  ad::scheduler_operation* front = (s.*queue_of(scheduler_queue{})).front();
+  return front != nullptr && (front != task_op_of(scheduler_task_op{}, s) || ad::op_queue_access::next(front) != nullptr);
+}
+
 void poll_real_timers(void* scheduler) {
   auto& s = *static_cast<boost::asio::detail::scheduler*>(scheduler);
   boost::system::error_code ec;

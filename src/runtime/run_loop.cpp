@@ -139,7 +139,9 @@ void world_core::drive_real_objects(context_state& ctx) {
     ctx.real_scheduler = real_timer_scheduler(*ctx.exec);
     if (ctx.real_scheduler == nullptr) return;
   }
-  poll_real_scheduler(ctx);
+  // Polling Asio's scheduler runs its reactor (an epoll_wait): only when
+  // something is queued there.
+  if (real_timers_ready(ctx.real_scheduler)) poll_real_scheduler(ctx);
 }
 
 // Asio's timers read std::chrono::steady_clock: the host's clock, when the

@@ -25,6 +25,13 @@ void* real_timer_scheduler(boost::asio::execution_context& ctx) noexcept;
 // handlers through the handlers' executors, so into the simulation.
 void poll_real_timers(void* scheduler);
 
+// Whether Asio's scheduler has completions queued for poll_real_timers (a
+// wait that a cancel or a new expiry ended): no lock, no system call. A
+// wait's real expiry is not among them: real time does not pass in the
+// simulation, and the interposition library's virtual one is driven from
+// the world's own timer queue (set_real_timerfd).
+bool real_timers_ready(void* scheduler) noexcept;
+
 // Whether Asio's scheduler still has outstanding work: a real timer wait
 // that only real time can end.
 bool real_timer_waits_pending(void* scheduler);

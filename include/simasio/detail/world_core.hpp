@@ -81,7 +81,7 @@ struct context_state {
   // built from an executor, which sets context_queried, and the step that
   // built it then looks for Asio's reactor (so do the escape checks, for
   // objects built from the context); once there, Asio's scheduler is
-  // polled after each step of this context (escape.hpp).
+  // polled after each step of this context that left a completion there (escape.hpp).
   bool context_queried = false;
   void* real_scheduler = nullptr;
   std::uint64_t handlers_run = 0;  // steps taken; a process in run_one()/run() counts them
