@@ -10,19 +10,11 @@
 #include "../samples/04_raft_chaos/chaos.hpp"
 #include "groups.hpp"
 #include "handler_chain.hpp"
+#include "rpc_skeleton.hpp"
 
-#include <boost/asio/as_tuple.hpp>
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
-#include <boost/asio/experimental/awaitable_operators.hpp>
-#include <boost/asio/experimental/channel.hpp>
 #include <boost/asio/io_context.hpp>
-#include <boost/asio/post.hpp>
-#include <boost/asio/this_coro.hpp>
-#include <boost/asio/use_awaitable.hpp>
 
 #include <cstdio>
-#include <optional>
 #include <stdexcept>
 
 namespace bench {
@@ -88,7 +80,6 @@ double seeds_rows(const settings& s, std::vector<row>& rows, const std::string& 
 
 // ---- what Boost.Asio alone needs ----------------------------------------------
 namespace asio = boost::asio;
-using namespace asio::experimental::awaitable_operators;
 
 // The least a handler step costs on Asio's own io_context.
 std::size_t asio_handlers(std::size_t n) {
@@ -96,54 +87,16 @@ std::size_t asio_handlers(std::size_t n) {
   return handler_chain(ctx, n);
 }
 
-// One 04 RPC's coroutines with every I/O completion replaced by a post:
-// the caller's coroutine awaits (exchange || deadline), exchange awaits its
-// connect, write and read, the server side answers in a coroutine of its
-// own (read, write). The deadline is an in-memory wait that is cancelled
-// (a channel), as a simulated timer is: no reactor, no system call. 04's
-// accept loop, its composed async_read/async_write and the vote's outer
-// coroutine are left out, so this is less than an RPC of 04 costs Asio.
-asio::awaitable<void> answer() {
-  co_await asio::post(asio::use_awaitable);  // read the request
-  co_await asio::post(asio::use_awaitable);  // write the response
-}
-asio::awaitable<std::optional<int>> exchange() {
-  auto ex = co_await asio::this_coro::executor;
-  co_await asio::post(asio::use_awaitable);  // connect
-  asio::co_spawn(ex, answer(), asio::detached);
-  co_await asio::post(asio::use_awaitable);  // write
-  co_await asio::post(asio::use_awaitable);  // read
-  co_return 1;
-}
-asio::awaitable<void> call(std::size_t* answered) {
-  auto ex = co_await asio::this_coro::executor;
-  asio::experimental::channel<void(boost::system::error_code)> deadline(ex);
-  auto r = co_await (exchange() || deadline.async_receive(asio::as_tuple(asio::use_awaitable)));
-  if (r.index() == 0) ++*answered;
-}
-template <class Context>
-std::size_t rpcs_on(Context& ctx, std::size_t n) {
-  std::size_t answered = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    asio::co_spawn(ctx, call(&answered), asio::detached);
-    if (i % 8 == 7) {  // a few RPCs in flight at a time, as in 04
-      ctx.run();
-      ctx.restart();
-    }
-  }
-  ctx.run();
-  if (answered != n) throw std::runtime_error("simasio_bench: an RPC of the coroutine skeleton did not answer");
-  return n;
-}
+// 04's RPC shape as coroutines with no I/O (rpc_skeleton.hpp), on Asio's
+// io_context, and on a simulated one: what simasio adds to them.
 std::size_t asio_rpcs(std::size_t n) {
   asio::io_context ctx(1);
-  return rpcs_on(ctx, n);
+  return skeleton::rpcs_on(ctx, n);
 }
-// The same coroutines on a simulated context: what simasio adds to them.
 std::size_t simasio_rpcs(std::size_t n) {
   simasio::world w(1);
   simasio::io_context ctx;
-  return rpcs_on(ctx, n);
+  return skeleton::rpcs_on(ctx, n);
 }
 
 // 03's handler steps per seed and 04's RPCs per seed that connect (their
