@@ -73,8 +73,9 @@ template struct expose_task_op<&ad::scheduler::task_operation_>;
 
 bool real_timers_ready(void* scheduler) noexcept {
   auto& s = *static_cast<ad::scheduler*>(scheduler);
-  // After a poll the queue holds the reactor's marker alone; anything else
-  // (a cancelled wait's completion, the reactor just created) needs a poll.
+  // After a poll, as after the reactor's creation, the queue holds the
+  // reactor's marker alone; anything more (a cancelled wait's completion)
+  // needs a poll.
   ad::scheduler_operation* front = (s.*queue_of(scheduler_queue{})).front();
   return front != nullptr && (front != task_op_of(scheduler_task_op{}, s) || ad::op_queue_access::next(front) != nullptr);
 }
