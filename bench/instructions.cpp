@@ -1,5 +1,5 @@
 // simasio_instructions — the work of the two Raft samples and of their
-// Asio ceilings, piece by piece, for callgrind: bench/instructions.sh runs
+// Asio ceilings, piece by piece, for callgrind: bench/instructions.py runs
 // it under `valgrind --tool=callgrind --instr-atstart=no` and divides each
 // piece's instructions by what it did (handler steps, handlers, RPCs).
 // Each piece runs once outside the measurement first (caches, first-use
@@ -56,7 +56,7 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--election-seeds") == 0 && i + 1 < argc) election_seeds = std::strtoull(argv[++i], nullptr, 10);
     else if (std::strcmp(argv[i], "--chaos-seeds") == 0 && i + 1 < argc) chaos_seeds = std::strtoull(argv[++i], nullptr, 10);
     else {
-      std::fprintf(stderr, "usage: simasio_instructions [--election-seeds N] [--chaos-seeds N] (under bench/instructions.sh)\n");
+      std::fprintf(stderr, "usage: simasio_instructions [--election-seeds N] [--chaos-seeds N] (under bench/instructions.py)\n");
       return 2;
     }
   }

@@ -58,7 +58,7 @@ std::size_t rpcs_on(Context& ctx, std::size_t n) {
     }
   }
   ctx.run();
-  if (answered != n) throw std::runtime_error("simasio_bench: an RPC of the coroutine skeleton did not answer");
+  if (answered != n) throw std::runtime_error("bench: an RPC of the coroutine skeleton (rpc_skeleton.hpp) did not answer");
   return n;
 }
 

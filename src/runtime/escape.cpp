@@ -25,6 +25,7 @@
 #include <boost/asio/system_timer.hpp>
 
 #include <chrono>
+#include <utility>
 
 namespace simasio::detail {
 
@@ -47,37 +48,31 @@ void* real_timer_scheduler(boost::asio::execution_context& ctx) noexcept {
 }
 
 // Asio's scheduler keeps its queue and the marker of its reactor's place in
-// it private. Explicit instantiations may name private members (C++20
-// [temp.spec.general]/6): these two expose them to real_timers_ready alone.
+// it private. An explicit instantiation may name private members (C++20
+// [temp.spec.general]/6): this one gives real_timers_ready the two.
 namespace {
 namespace ad = boost::asio::detail;
-struct scheduler_queue {
-  using type = ad::op_queue<ad::scheduler_operation> ad::scheduler::*;
-  friend type queue_of(scheduler_queue) noexcept;
+struct scheduler_internals {
+  // The front of s's queue, and the reactor's marker.
+  friend std::pair<ad::scheduler_operation*, ad::scheduler_operation*> front_and_marker(scheduler_internals,
+                                                                                       ad::scheduler& s) noexcept;
 };
-template <typename Tag, typename Tag::type Member>
-struct expose_queue {
-  friend typename Tag::type queue_of(Tag) noexcept { return Member; }
+template <auto Queue, auto Marker>
+struct expose_scheduler {
+  friend std::pair<ad::scheduler_operation*, ad::scheduler_operation*> front_and_marker(scheduler_internals,
+                                                                                       ad::scheduler& s) noexcept {
+    return {(s.*Queue).front(), &(s.*Marker)};
+  }
 };
-template struct expose_queue<scheduler_queue, &ad::scheduler::op_queue_>;
-
-struct scheduler_task_op {
-  friend ad::scheduler_operation* task_op_of(scheduler_task_op, ad::scheduler& s) noexcept;
-};
-template <auto Member>
-struct expose_task_op {
-  friend ad::scheduler_operation* task_op_of(scheduler_task_op, ad::scheduler& s) noexcept { return &(s.*Member); }
-};
-template struct expose_task_op<&ad::scheduler::task_operation_>;
+template struct expose_scheduler<&ad::scheduler::op_queue_, &ad::scheduler::task_operation_>;
 }  // namespace
 
 bool real_timers_ready(void* scheduler) noexcept {
-  auto& s = *static_cast<ad::scheduler*>(scheduler);
+  const auto [front, marker] = front_and_marker(scheduler_internals{}, *static_cast<ad::scheduler*>(scheduler));
   // After a poll, as after the reactor's creation, the queue holds the
   // reactor's marker alone; anything more (a cancelled wait's completion)
   // needs a poll.
-  ad::scheduler_operation* front = (s.*queue_of(scheduler_queue{})).front();
-  return front != nullptr && (front != task_op_of(scheduler_task_op{}, s) || ad::op_queue_access::next(front) != nullptr);
+  return front != nullptr && (front != marker || ad::op_queue_access::next(front) != nullptr);
 }
 
 void poll_real_timers(void* scheduler) {
