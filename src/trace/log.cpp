@@ -10,28 +10,31 @@
 #include <simasio/world.hpp>
 
 #include <spdlog/common.h>
+#include <spdlog/details/log_msg_buffer.h>
 #include <spdlog/pattern_formatter.h>
-#include <spdlog/sinks/base_sink.h>
-#include <spdlog/sinks/ringbuffer_sink.h>
 #include <spdlog/sinks/stdout_sinks.h>
 
 #include <chrono>
 #include <cstdio>
+#include <memory>
 #include <mutex>
+#include <string>
+#include <vector>
 
 namespace simasio::log {
 namespace detail_log {
 
 // Stamps each message with the virtual time of the host whose code logs
 // it, and its name, when it is logged; then forwards it. (A formatter
-// reading the clock would be wrong: the ring formats late.)
-class virtual_time_sink final : public spdlog::sinks::base_sink<spdlog::details::null_mutex> {
+// reading the clock would be wrong: the ring formats late.) It formats
+// nothing itself: a pattern set on it (a logger's set_pattern reaches
+// every sink of the logger) leaves the world's lines as they are.
+class virtual_time_sink final : public spdlog::sinks::sink {
  public:
   virtual_time_sink(simasio::detail::world_core& core, std::shared_ptr<spdlog::sinks::sink> target)
       : core_(&core), target_(std::move(target)) {}
 
- protected:
-  void sink_it_(const spdlog::details::log_msg& msg) override {
+  void log(const spdlog::details::log_msg& msg) override {
     if (core_ == nullptr) {
       target_->log(msg);
       return;
@@ -50,9 +53,10 @@ class virtual_time_sink final : public spdlog::sinks::base_sink<spdlog::details:
     }
     target_->log(stamped);
   }
-  void flush_() override { target_->flush(); }
+  void flush() override { target_->flush(); }
+  void set_pattern(const std::string&) override {}
+  void set_formatter(std::unique_ptr<spdlog::formatter>) override {}
 
- public:
   // The world is gone: lines still logged through a kept sink pass unstamped.
   void detach() noexcept { core_ = nullptr; }
 
@@ -80,6 +84,62 @@ class virtual_time_flag final : public spdlog::custom_flag_formatter {
   std::unique_ptr<custom_flag_formatter> clone() const override { return std::make_unique<virtual_time_flag>(); }
 };
 
+// simasio's line format, or another pattern, with %* available in it.
+std::unique_ptr<spdlog::formatter> formatter(const std::string& pattern = "[%*] [%n] [%l] %v") {
+  auto f = std::make_unique<spdlog::pattern_formatter>();
+  f->add_flag<virtual_time_flag>('*').set_pattern(pattern);
+  return f;
+}
+
+// The last ring_lines messages of a world, formatted only when read (a
+// failing seed's report). It grows with what is logged, up to ring_lines:
+// a seed that logs a few lines pays for those, not for the whole ring, and
+// its pattern is compiled only if its lines are read.
+class line_ring final : public spdlog::sinks::sink {
+ public:
+  void log(const spdlog::details::log_msg& msg) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (lines_.size() < ring_lines) {
+      if (lines_.empty()) lines_.reserve(16);
+      lines_.emplace_back(msg);
+    } else {
+      lines_[oldest_] = spdlog::details::log_msg_buffer(msg);
+      oldest_ = (oldest_ + 1) % ring_lines;
+    }
+  }
+  void flush() override {}
+  void set_pattern(const std::string& pattern) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    formatter_ = formatter(pattern);
+  }
+  void set_formatter(std::unique_ptr<spdlog::formatter> f) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    formatter_ = std::move(f);
+  }
+
+  // The lines, oldest first, each without its end of line.
+  std::vector<std::string> formatted() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (formatter_ == nullptr) formatter_ = formatter();
+    std::vector<std::string> out;
+    out.reserve(lines_.size());
+    for (std::size_t k = 0; k < lines_.size(); ++k) {
+      spdlog::memory_buf_t text;
+      formatter_->format(lines_[(oldest_ + k) % lines_.size()], text);
+      std::string line(text.data(), text.size());
+      while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
+      out.push_back(std::move(line));
+    }
+    return out;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<spdlog::details::log_msg_buffer> lines_;
+  std::size_t oldest_ = 0;  // where the oldest line is, once the ring is full
+  std::unique_ptr<spdlog::formatter> formatter_;
+};
+
 }  // namespace detail_log
 }  // namespace simasio::log
 
@@ -87,7 +147,7 @@ namespace simasio::detail {
 
 // One world's logging: the stamping sink, where it writes, and the loggers.
 struct log_state {
-  std::shared_ptr<spdlog::sinks::ringbuffer_sink_mt> ring;  // null when streaming
+  std::shared_ptr<simasio::log::detail_log::line_ring> ring;  // null when streaming
   std::shared_ptr<spdlog::sinks::sink> stamping;
   std::vector<std::shared_ptr<spdlog::logger>> loggers;  // by host id
   spdlog::level::level_enum level = spdlog::level::trace;
@@ -102,13 +162,11 @@ log_state& state_of(world& w) {
   if (const auto level = env_log_level()) {
     st->level = static_cast<spdlog::level::level_enum>(*level);
     target = std::make_shared<spdlog::sinks::stderr_sink_mt>();
+    target->set_formatter(simasio::log::detail_log::formatter());
   } else {
-    st->ring = std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(simasio::log::ring_lines);
+    st->ring = std::make_shared<simasio::log::detail_log::line_ring>();
     target = st->ring;
   }
-  auto formatter = std::make_unique<spdlog::pattern_formatter>();
-  formatter->add_flag<simasio::log::detail_log::virtual_time_flag>('*').set_pattern("[%*] [%n] [%l] %v");
-  target->set_formatter(std::move(formatter));
   target->set_level(st->level);
   st->stamping = std::make_shared<simasio::log::detail_log::virtual_time_sink>(access::core(w), target);
   slot = st;
@@ -145,10 +203,7 @@ std::shared_ptr<spdlog::sinks::sink> sink() {
 std::vector<std::string> recent_lines(world& w) {
   auto& slot = detail::access::log(w);
   if (!slot || !slot->ring) return {};
-  std::vector<std::string> lines = slot->ring->last_formatted();
-  for (std::string& line : lines)  // the formatter ends each with an end of line
-    while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
-  return lines;
+  return slot->ring->formatted();
 }
 
 }  // namespace simasio::log

@@ -68,8 +68,13 @@ BOOST_AUTO_TEST_CASE(the_ring_is_bounded) {
   auto& a = w.add_host("a");
   for (int i = 0; i < 1000; ++i) simasio::log::logger(a)->info("line {}", i);
   const auto lines = simasio::log::recent_lines(w);
-  BOOST_TEST(lines.size() == simasio::log::ring_lines);
-  BOOST_TEST(lines.back().find("line 999") != std::string::npos);
+  BOOST_REQUIRE(lines.size() == simasio::log::ring_lines);
+  // The last ring_lines of them, oldest first, after the ring wrapped.
+  const std::size_t first = 1000 - simasio::log::ring_lines;
+  for (std::size_t k = 0; k < lines.size(); ++k) {
+    const std::string tail = "] [a] [info] line " + std::to_string(first + k);
+    BOOST_TEST(lines[k].ends_with(tail), lines[k]);
+  }
 }
 
 BOOST_AUTO_TEST_CASE(a_failing_seed_reports_its_log_and_passing_seeds_do_not) {
@@ -111,6 +116,19 @@ BOOST_AUTO_TEST_CASE(your_own_logger_gets_virtual_time_through_the_sink) {
   const auto lines = simasio::log::recent_lines(w);
   BOOST_REQUIRE(lines.size() == 1u);
   BOOST_TEST(lines[0].find("[00:00:00.250000] [bravo] [info] from my logger") != std::string::npos, lines[0]);
+}
+
+BOOST_AUTO_TEST_CASE(a_pattern_set_on_your_logger_leaves_the_worlds_lines_as_they_are) {
+  simasio::world w;
+  auto& b = w.add_host("bravo");
+  auto mine = std::make_shared<spdlog::logger>("", simasio::log::sink());
+  mine->set_pattern("%v");  // reaches every sink of the logger, the world's too
+  simasio::steady_timer t(b.context(), 250ms);
+  t.async_wait([&](auto) { mine->info("patterned"); });
+  w.run();
+  const auto lines = simasio::log::recent_lines(w);
+  BOOST_REQUIRE(lines.size() == 1u);
+  BOOST_TEST(lines[0] == "[00:00:00.250000] [bravo] [info] patterned");
 }
 
 BOOST_AUTO_TEST_CASE(simasio_log_streams_instead_and_rejects_unknown_levels) {
