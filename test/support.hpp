@@ -5,6 +5,7 @@
 #include <simasio/error.hpp>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <stdexcept>
@@ -26,6 +27,14 @@ inline std::size_t resident_kib() {
       return kib;
     }
   return 0;
+}
+
+// A folder @p name under the system's temporary folder, emptied of what an
+// earlier run left there (not created).
+inline std::string temp_dir(const char* name) {
+  const auto dir = std::filesystem::temp_directory_path() / name;
+  std::filesystem::remove_all(dir);
+  return dir.string();
 }
 
 // The what() of the Error that @p f throws, or "no error" when it throws

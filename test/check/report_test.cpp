@@ -23,12 +23,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-std::string temp_dir(const char* name) {
-  const auto dir = std::filesystem::temp_directory_path() / name;
-  std::filesystem::remove_all(dir);
-  return dir.string();
-}
-
 simasio::check_options quiet(std::uint64_t seeds) {
   simasio::check_options opts;
   opts.print = false;
@@ -215,7 +209,7 @@ void deadlock_among_chatter(simasio::world& w) {
 BOOST_AUTO_TEST_CASE(a_timing_independent_deadlock_shrinks_to_zero_deviations) {
   auto opts = quiet(20);
   opts.artifacts = false;
-  opts.artifacts_dir = temp_dir("simasio_report_deadlock");
+  opts.artifacts_dir = simasio_test::temp_dir("simasio_report_deadlock");
   opts.shrink_budget = 1000;
   const auto r = simasio::check(deadlock_among_chatter, opts);
   BOOST_REQUIRE(!r.ok());
@@ -230,7 +224,7 @@ BOOST_AUTO_TEST_CASE(a_runaway_is_not_shrunk_and_its_trace_keeps_only_the_last_e
   opts.name = "spin";
   opts.world.max_steps = 200'000;
   opts.max_trace_events = 1000;
-  opts.artifacts_dir = temp_dir("simasio_report_runaway");
+  opts.artifacts_dir = simasio_test::temp_dir("simasio_report_runaway");
   int runs = 0;
   const auto r = simasio::check(
       [&](simasio::world& w) {
@@ -263,7 +257,7 @@ BOOST_AUTO_TEST_CASE(a_runaway_is_not_shrunk_and_its_trace_keeps_only_the_last_e
 BOOST_AUTO_TEST_CASE(replaying_a_tape_prints_a_line_that_replays_the_tape_by_its_absolute_path) {
   auto opts = quiet(100);
   opts.name = "race";
-  const std::string dir = temp_dir("simasio_report_tape");
+  const std::string dir = simasio_test::temp_dir("simasio_report_tape");
   opts.artifacts_dir = dir;
   opts.artifacts = false;
   auto race = [](simasio::world& w) {
@@ -317,7 +311,7 @@ std::string read_file(const std::string& path) {
 }
 
 BOOST_AUTO_TEST_CASE(the_trace_page_labels_packets_shows_logs_and_marks_the_failure) {
-  const std::string dir = temp_dir("simasio-trace-page");
+  const std::string dir = simasio_test::temp_dir("simasio-trace-page");
   auto opts = quiet(10);
   opts.name = "labelled";
   opts.artifacts_dir = dir;
@@ -361,7 +355,7 @@ BOOST_AUTO_TEST_CASE(labels_and_logs_leave_the_trace_hash_alone) {
 }
 
 BOOST_AUTO_TEST_CASE(a_seed_is_put_beside_another_on_request) {
-  const std::string dir = temp_dir("simasio-compare-seeds");
+  const std::string dir = simasio_test::temp_dir("simasio-compare-seeds");
   simasio_test::scoped_env seed("SIMASIO_SEED", "4");
   simasio_test::scoped_env other("SIMASIO_COMPARE_SEED", "5");
   auto opts = quiet(10);

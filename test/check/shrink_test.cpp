@@ -115,12 +115,6 @@ void deadline_race(simasio::world& w) {
   if (late) throw std::runtime_error("request missed its 100 ms deadline");
 }
 
-std::string temp_dir(const char* name) {
-  const auto dir = std::filesystem::temp_directory_path() / name;
-  std::filesystem::remove_all(dir);
-  return dir.string();
-}
-
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(shrink)
@@ -130,7 +124,7 @@ BOOST_AUTO_TEST_CASE(a_planted_reordering_shrinks_to_its_one_essential_deviation
   opts.seeds = 200;
   opts.print = false;
   opts.name = "planted";
-  opts.artifacts_dir = temp_dir("simasio_shrink_test");
+  opts.artifacts_dir = simasio_test::temp_dir("simasio_shrink_test");
   const auto r = simasio::check(planted, opts);
   BOOST_REQUIRE(!r.ok());
   const auto& f = *r.failure;
@@ -162,7 +156,7 @@ BOOST_AUTO_TEST_CASE(a_race_under_background_traffic_shrinks_to_the_draws_that_m
   opts.seeds = 500;
   opts.print = false;
   opts.name = "deadline_race";
-  opts.artifacts_dir = temp_dir("simasio_shrink_race");
+  opts.artifacts_dir = simasio_test::temp_dir("simasio_shrink_race");
   const auto r = simasio::check(deadline_race, opts);
   BOOST_REQUIRE(!r.ok());
   const auto& f = *r.failure;
@@ -191,7 +185,7 @@ BOOST_AUTO_TEST_CASE(every_seed_of_the_race_shrinks_to_a_handful_of_deviations) 
     opts.seeds = 500;
     opts.print = false;
     opts.name = "deadline_race";
-    opts.artifacts_dir = temp_dir("simasio_shrink_race_many");
+    opts.artifacts_dir = simasio_test::temp_dir("simasio_shrink_race_many");
     const auto r = simasio::check(deadline_race, opts);
     BOOST_REQUIRE(!r.ok());
     BOOST_TEST(r.failure->deviations <= 5u, "seed " << r.failure->seed << ": " << r.failure->deviations
@@ -213,7 +207,7 @@ BOOST_AUTO_TEST_CASE(a_links_stream_key_keeps_host_names_apart) {
 }
 
 BOOST_AUTO_TEST_CASE(tape_files_round_trip) {
-  const std::string dir = temp_dir("simasio_tape_test");
+  const std::string dir = simasio_test::temp_dir("simasio_tape_test");
   std::filesystem::create_directories(dir);
   const std::string path = dir + "/t.tape";
   simasio::saved_tape t{42,
@@ -269,7 +263,7 @@ BOOST_AUTO_TEST_CASE(tape_text_parses_and_formats_back) {
 }
 
 BOOST_AUTO_TEST_CASE(a_corrupted_tape_is_a_clear_error) {
-  const std::string dir = temp_dir("simasio_tape_bad");
+  const std::string dir = simasio_test::temp_dir("simasio_tape_bad");
   std::filesystem::create_directories(dir);
   auto write = [&](const std::string& text) {
     std::ofstream(dir + "/bad.tape") << text;
@@ -291,7 +285,7 @@ BOOST_AUTO_TEST_CASE(a_corrupted_tape_is_a_clear_error) {
 }
 
 BOOST_AUTO_TEST_CASE(a_tape_that_no_longer_fits_is_reported_or_continues_by_choice) {
-  const std::string dir = temp_dir("simasio_tape_fit");
+  const std::string dir = simasio_test::temp_dir("simasio_tape_fit");
   std::filesystem::create_directories(dir);
   const std::string path = dir + "/other.tape";
   // A tape from "another program": a scheduler draw below 1000 where this
