@@ -723,6 +723,26 @@ void disk_model::apply(inode& f, std::vector<std::byte>& img, const disk_change&
   const std::uint64_t at = c.misdirect_to >= 0 ? static_cast<std::uint64_t>(c.misdirect_to) : c.first_sector;
   std::uint64_t available = 0;
   const std::byte* data = change_data(f, c, available);
+  if (!power_cut) {
+    // Every sector kept: one copy of the run of sectors, as the loop below
+    // would make sector by sector (only the last one can be cut by the
+    // image's end).
+    const std::uint64_t begin = at * ss;
+    if (begin < img.size()) {
+      const std::uint64_t len = std::min<std::uint64_t>(c.sectors * ss, img.size() - begin);
+      const std::uint64_t copied = std::min(len, available);
+      if (copied > 0) std::memcpy(img.data() + begin, data, static_cast<std::size_t>(copied));
+      std::memset(img.data() + begin + copied, 0, static_cast<std::size_t>(len - copied));
+      if (c.corrupt_bit >= 0 && static_cast<std::uint64_t>(c.corrupt_bit) / 8 < len) {
+        const auto bit = static_cast<std::uint64_t>(c.corrupt_bit);
+        img[begin + bit / 8] ^= static_cast<std::byte>(1u << (bit % 8));
+      }
+      if (!f.bad.empty())
+        for (std::uint64_t i = 0; i < c.sectors && (at + i) * ss < img.size(); ++i) f.bad.erase(at + i);
+    }
+    if (c.bad_sector >= 0) f.bad.insert(static_cast<std::uint64_t>(c.bad_sector) - c.first_sector + at);
+    return;
+  }
   for (std::uint64_t i = 0; i < c.sectors; ++i) {
     const std::uint8_t how = keep == nullptr ? 1 : (*keep)[i];
     if (how == 0) continue;
