@@ -157,8 +157,19 @@ simasio::check_options sweep() {
 }
 
 void sweep_bank(const bank_mode& mode) {
+  // The bound is on what the sweep adds, and the program's first sweep
+  // pays once for first uses: under ASan about 6.5 MiB of the 7.6-9.7 MiB
+  // it added, which put it over the bound one run in a few. So a sweep of
+  // one seed goes first (after it, a sweep adds 1.2-1.7 MiB under ASan).
+  auto scenario = [mode](simasio::world& w) { power_cut_bank(w, mode); };
+  {
+    auto one = sweep();
+    one.seeds = 1;
+    one.print = false;
+    BOOST_REQUIRE(simasio::check(scenario, one).ok());
+  }
   const std::size_t before = simasio_test::resident_kib();
-  const auto r = simasio::check([mode](simasio::world& w) { power_cut_bank(w, mode); }, sweep());
+  const auto r = simasio::check(scenario, sweep());
   BOOST_TEST(r.ok(), (r.failure ? r.failure->what : ""));
   BOOST_TEST(r.isolated);
   const auto inside = r.counts.count("cut inside sqlite3_exec") != 0 ? r.counts.at("cut inside sqlite3_exec") : 0;
