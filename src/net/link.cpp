@@ -4,6 +4,8 @@
 #include <simasio/detail/int128.hpp>
 #include <simasio/detail/recycler.hpp>
 
+#include "../runtime/name_hash.hpp"
+
 #include <algorithm>
 #include <utility>
 
@@ -55,6 +57,7 @@ void link_layer::add_host(std::uint32_t id, host_state& state, const boost::asio
   hosts_[id].state = &state;
   hosts_[id].address = address;
   hosts_[id].key = key_part(state.name);
+  hosts_[id].from_hash = name_hash_more(name_hash_more(name_hash("network:"), hosts_[id].key), "->");
   by_address_[address] = id;
   if (std::uint32_t offset = 0; in_index(address, offset)) {
     if (by_default_.size() <= offset)
@@ -212,14 +215,19 @@ rng& link_layer::stream(std::uint32_t from, std::uint32_t to) {
   std::size_t i = detail::mix64(link) & mask;
   for (; links_[i].stream != nullptr; i = (i + 1) & mask)
     if (links_[i].link == link) return *links_[i].stream;
-  key_.assign("network:");
-  key_ += hosts_[from].key;
-  key_ += "->";
-  key_ += hosts_[to].key;
-  rng& r = core_.stream(key_, choice_purpose::network);
+  rng& r = core_.deferred_stream(name_hash_more(hosts_[from].from_hash, hosts_[to].key), choice_purpose::network,
+                                 &write_link_key, this, link);
   links_[i] = link_slot{link, &r};
   ++links_used_;
   return r;
+}
+
+void link_layer::write_link_key(const void* self, std::uint64_t token, std::string& out) {
+  const auto& hosts = static_cast<const link_layer*>(self)->hosts_;
+  out += "network:";
+  out += hosts[static_cast<std::size_t>(token >> 32)].key;
+  out += "->";
+  out += hosts[static_cast<std::uint32_t>(token)].key;
 }
 
 duration link_layer::draw_latency(rng& r, const link_config& cfg) {

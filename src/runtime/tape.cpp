@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cassert>
 #include <string>
 
 #include "name_hash.hpp"
@@ -94,6 +95,38 @@ std::uint32_t choice_tape::open(std::string_view key, choice_purpose p) {
   return s;
 }
 
+std::uint32_t choice_tape::open_deferred(std::uint64_t hash, choice_purpose p, key_writer write,
+                                         const void* context, std::uint64_t token) {
+  if (recording_ || replay_ != nullptr) {
+    std::string key;
+    write(context, token, key);
+    assert(detail::name_hash(key) == hash);  // the caller's hash is its key's
+    return open(key, p);
+  }
+  if (deferred_.size() >= deferred_bit)
+    throw usage_error("simasio: a world opened more than 2^31 streams of draws; split the scenario into smaller worlds");
+  deferred_.push_back(deferred{hash, token, write, context, p, no_source});
+  return deferred_bit | static_cast<std::uint32_t>(deferred_.size() - 1);
+}
+
+void choice_tape::make_lanes() {
+  std::string key;
+  for (; made_ < deferred_.size(); ++made_) {
+    deferred& d = deferred_[made_];
+    key.clear();
+    d.write(d.context, d.token, key);
+    d.lane = open(key, d.purpose);
+  }
+}
+
+std::string choice_tape::key(std::uint32_t s) const {
+  if ((s & deferred_bit) == 0) return std::string(key_of(lanes_.at(s)));
+  const deferred& d = deferred_.at(s & ~deferred_bit);
+  std::string out;
+  d.write(d.context, d.token, out);
+  return out;
+}
+
 void choice_tape::start_replay(std::shared_ptr<const saved_tape> tape, tape_mismatch on_mismatch) {
   if (tape == nullptr)
     throw usage_error("simasio: choice_tape::start_replay was given no tape (a null pointer): pass the saved_tape "
@@ -113,6 +146,7 @@ void choice_tape::start_replay(std::shared_ptr<const saved_tape> tape, tape_mism
         place(sections, slot_value(h, static_cast<std::uint32_t>(k)));
     }
   }
+  make_lanes();  // before replay_: no lane links to the old sections
   replay_ = std::move(tape);
   mismatch_ = on_mismatch;
   sources_.swap(sources);

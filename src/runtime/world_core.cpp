@@ -227,6 +227,17 @@ rng& world_core::stream(std::string_view key, choice_purpose p) {
   return *streams_[s];
 }
 
+rng& world_core::deferred_stream(std::uint64_t hash, choice_purpose p, choice_tape::key_writer write,
+                                 const void* context, std::uint64_t token) {
+  const std::uint32_t s = tape_.open_deferred(hash, p, write, context, token);
+  if ((s & choice_tape::deferred_bit) == 0) {  // a lane at once (the tape records or replays): as stream() does
+    if (s >= streams_.size()) streams_.resize(static_cast<std::size_t>(s) + 1);
+    if (streams_[s] == nullptr) streams_[s] = &rngs_.emplace_back(detail::mix64(opts_.seed ^ detail::mix64(hash)), p, &tape_, s);
+    return *streams_[s];
+  }
+  return rngs_.emplace_back(detail::mix64(opts_.seed ^ detail::mix64(hash)), p, &tape_, s);
+}
+
 rng& world_core::sched_rng(host_state* h) {
   if (h == nullptr) return *sched_;
   if (h->scheduler == nullptr) h->scheduler = &stream("scheduler:" + h->name, choice_purpose::scheduler);

@@ -8,6 +8,7 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <memory>
 #include <set>
 #include <string>
@@ -155,6 +156,63 @@ BOOST_AUTO_TEST_CASE(network_traffic_is_deterministic) {
     distinct.insert(first.first);
   }
   BOOST_TEST(distinct.size() > 195u);
+}
+
+BOOST_AUTO_TEST_CASE(a_tape_started_mid_run_records_every_link_under_its_key) {
+  // Twelve hosts send datagrams to peers drawn from the seed over lossy,
+  // slow links: a link's stream is opened by its first datagram. A world
+  // that starts recording after 300 ms (its links opened while nothing
+  // kept their draws) runs exactly as one recording from the start, and
+  // records under each link's key the draws the other made after 300 ms.
+  auto run = [](std::uint64_t seed, bool from_start) {
+    simasio::world w(simasio::world_options{.seed = seed, .record_tape = from_start});
+    simasio::link_config link;
+    link.loss = 0.1;
+    link.min_latency = 1ms;
+    link.max_latency = 30ms;
+    w.net().configure(link);
+    std::vector<simasio::host*> hosts;
+    std::vector<std::unique_ptr<simasio::ip::udp::socket>> sockets;
+    for (int i = 0; i < 12; ++i) {
+      hosts.push_back(&w.add_host("g" + std::to_string(i)));
+      sockets.push_back(std::make_unique<simasio::ip::udp::socket>(
+          hosts.back()->context(), simasio::ip::udp::endpoint(boost::asio::ip::udp::v4(), 9000)));
+    }
+    std::vector<std::unique_ptr<simasio::steady_timer>> timers;
+    const int message = 1;
+    for (int i = 0; i < 12; ++i)
+      for (int k = 0; k < 40; ++k) {
+        timers.push_back(std::make_unique<simasio::steady_timer>(hosts[static_cast<std::size_t>(i)]->context(),
+                                                                 std::chrono::milliseconds(k * 15)));
+        timers.back()->async_wait([&, i](auto) {
+          const auto to = static_cast<std::size_t>(w.random().below(12));
+          sockets[static_cast<std::size_t>(i)]->send_to(boost::asio::buffer(&message, sizeof message),
+                                                        {hosts[to]->address(), 9000});
+        });
+      }
+    w.run_for(300ms);
+    const std::uint64_t before = w.tape().choices();
+    if (!from_start) w.tape().start_recording();
+    w.run_for(1s);
+    return std::make_tuple(w.trace_hash(), w.tape().recorded(seed), before, w.tape().streams());
+  };
+  for (std::uint64_t seed = 0; seed < 40; ++seed) {
+    const auto [hash_all, tape_all, before_all, streams_all] = run(seed, true);
+    const auto [hash_late, tape_late, before_late, streams_late] = run(seed, false);
+    BOOST_REQUIRE(hash_late == hash_all);
+    BOOST_REQUIRE(streams_late == streams_all);
+    BOOST_REQUIRE(tape_late.size() == tape_all.size() - before_all);
+    std::size_t links = 0;
+    for (const simasio::tape_stream& late : tape_late.streams) {
+      const simasio::tape_stream* all = tape_all.find(late.key);
+      BOOST_REQUIRE_MESSAGE(all != nullptr, "seed " << seed << ": " << late.key);
+      BOOST_REQUIRE(late.choices.size() <= all->choices.size());
+      BOOST_REQUIRE(std::equal(late.choices.begin(), late.choices.end(),
+                               all->choices.end() - static_cast<std::ptrdiff_t>(late.choices.size())));
+      if (late.key.rfind("network:g", 0) == 0) ++links;
+    }
+    BOOST_TEST(links > 30u, "seed " << seed << ": " << links << " links drew after 300 ms");
+  }
 }
 
 BOOST_AUTO_TEST_CASE(pinned_hashes_hold_on_every_compiler_and_optimisation_level) {

@@ -277,6 +277,89 @@ BOOST_AUTO_TEST_CASE(a_second_replay_relinks_every_stream_to_the_new_tape) {
   BOOST_TEST(rc.below(10) == 0u);
 }
 
+namespace {
+// Keys of deferred streams, as a world's link layer writes them: token i is "network:h<i>->x".
+void write_test_key(const void* prefix, std::uint64_t token, std::string& out) {
+  out += static_cast<const char*>(prefix);
+  out += "h" + std::to_string(token) + "->x";
+}
+std::uint64_t fnv(const std::string& s) {
+  std::uint64_t h = 0xCBF29CE484222325ULL;
+  for (const char c : s) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001B3ULL;
+  return h;
+}
+std::string test_key(int i) { return "network:h" + std::to_string(i) + "->x"; }
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(deferred_streams_get_their_lanes_when_recording_starts) {
+  // Opened while nothing records: numbered apart, counted, named on demand,
+  // their draws only counted; once recording starts each records under its
+  // own key, and one opened while recording is an ordinary lane at once.
+  choice_tape tape;
+  const std::uint32_t early = tape.open("user:early", choice_purpose::user);
+  std::vector<simasio::rng> links;
+  for (int i = 0; i < 5; ++i) {
+    const std::uint32_t s =
+        tape.open_deferred(fnv(test_key(i)), choice_purpose::network, &write_test_key, "network:", i);
+    BOOST_REQUIRE((s & choice_tape::deferred_bit) != 0);
+    BOOST_TEST(tape.key(s) == test_key(i));
+    BOOST_TEST(tape.key_hash(s) == fnv(test_key(i)));
+    links.emplace_back(100 + i, choice_purpose::network, &tape, s);
+  }
+  BOOST_TEST(tape.streams() == 6u);
+  std::vector<std::uint64_t> unrecorded;
+  for (auto& r : links) unrecorded.push_back(r.below(1000));
+  BOOST_TEST(tape.choices() == 5u);
+
+  tape.start_recording();
+  BOOST_TEST(tape.streams() == 6u);  // the same streams, with lanes now
+  std::vector<std::uint64_t> drawn;
+  for (int round = 0; round < 3; ++round)
+    for (int i = 4; i >= 0; --i) drawn.push_back(links[static_cast<std::size_t>(i)].below(1000 + round));
+  const std::uint32_t later =
+      tape.open_deferred(fnv(test_key(9)), choice_purpose::network, &write_test_key, "network:", 9);
+  BOOST_TEST((later & choice_tape::deferred_bit) == 0u);
+  BOOST_TEST(later == tape.open(test_key(9), choice_purpose::network));
+  BOOST_TEST(tape.key(later) == test_key(9));
+  BOOST_TEST(later != early);
+
+  const simasio::saved_tape saved = tape.recorded();
+  BOOST_REQUIRE(saved.streams.size() == 5u);  // user:early drew nothing, test_key(9) neither
+  for (int i = 0; i < 5; ++i) {
+    const simasio::tape_stream* section = saved.find(test_key(i));
+    BOOST_REQUIRE(section != nullptr);
+    BOOST_REQUIRE(section->choices.size() == 3u);
+    for (int round = 0; round < 3; ++round) {
+      const choice& c = section->choices[static_cast<std::size_t>(round)];
+      BOOST_TEST((c.purpose == choice_purpose::network));
+      BOOST_TEST(c.bound == static_cast<std::uint64_t>(1000 + round));
+      BOOST_TEST(c.value == drawn[static_cast<std::size_t>(round * 5 + 4 - i)]);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(deferred_streams_follow_their_sections_when_a_replay_starts) {
+  // A replay started after the streams opened (as one opened before it
+  // does) links each to its key's section; one opened during the replay
+  // follows its section from the start.
+  choice_tape play;
+  std::vector<simasio::rng> links;
+  for (int i = 0; i < 3; ++i)
+    links.emplace_back(7, choice_purpose::network, &play,
+                       play.open_deferred(fnv(test_key(i)), choice_purpose::network, &write_test_key, "network:", i));
+  play.start_replay(simasio::saved_tape{0,
+                                        {{test_key(2), {choice{choice_purpose::network, 10, 8}}},
+                                         {test_key(0), {choice{choice_purpose::network, 10, 3}}},
+                                         {test_key(5), {choice{choice_purpose::network, 10, 6}}}}});
+  BOOST_TEST(links[0].below(10) == 3u);
+  BOOST_TEST(links[1].below(10) == 0u);  // no section: polite
+  BOOST_TEST(links[2].below(10) == 8u);
+  simasio::rng five(7, choice_purpose::network, &play,
+                    play.open_deferred(fnv(test_key(5)), choice_purpose::network, &write_test_key, "network:", 5));
+  BOOST_TEST(five.below(10) == 6u);
+  BOOST_TEST(play.key(five.stream()) == test_key(5));
+}
+
 BOOST_AUTO_TEST_CASE(replaying_no_tape_is_a_usage_error) {
   choice_tape play;
   BOOST_CHECK_EXCEPTION(play.start_replay(std::shared_ptr<const simasio::saved_tape>{}), simasio::usage_error,

@@ -386,6 +386,11 @@ class world_core {
   // tape; opened on first use, alive as long as the world. Callers keep the
   // reference instead of asking again.
   rng& stream(std::string_view key, choice_purpose p);
+  // The same for a stream known by its key's FNV-1a, its key written only
+  // when the tape needs it (choice_tape::open_deferred); a new generator
+  // per call: the caller keeps it, one per key.
+  rng& deferred_stream(std::uint64_t hash, choice_purpose p, choice_tape::key_writer write, const void* context,
+                       std::uint64_t token);
   // Which context runs next, and the order of events due at one instant.
   rng& sched_rng() noexcept { return *sched_; }
   // Picks inside one host (its pool contexts' handlers, notify_one): the

@@ -124,8 +124,33 @@ class choice_tape {
   /// politely (0), as draws past the end of a section do.
   std::uint32_t open(std::string_view key, choice_purpose p);
 
+  /// Writes the key of a stream opened with open_deferred, named by its
+  /// @p token, to @p out.
+  using key_writer = void (*)(const void* context, std::uint64_t token, std::string& out);
+  /// Stream numbers with this bit were given by open_deferred while the
+  /// tape kept no lanes; they stay valid after the stream gets its lane.
+  static constexpr std::uint32_t deferred_bit = 0x80000000u;
+  /// Like open(), for a stream whose key is made only when the tape needs
+  /// it: at once while recording or replaying a tape, otherwise when one of
+  /// them starts (the stream takes the next lane then, and keeps the number
+  /// returned here) or key() asks. A world opens one stream per directed
+  /// link it uses, thousands in a big world, and a sweep that keeps no tape
+  /// only counts their draws.
+  /// @param hash FNV-1a of the stream's key (key_hash() returns it).
+  /// @param p the stream's purpose.
+  /// @param write writes the key, given @p context and @p token.
+  /// @param context passed to @p write; it must outlive every use of the
+  /// tape after this call.
+  /// @param token passed to @p write: which stream's key to write.
+  /// @returns the stream's number: a lane's, or one with deferred_bit.
+  std::uint32_t open_deferred(std::uint64_t hash, choice_purpose p, key_writer write, const void* context,
+                              std::uint64_t token);
+
   /// Keep every draw from now on.
-  void start_recording() { recording_ = true; }
+  void start_recording() {
+    make_lanes();
+    recording_ = true;
+  }
 
   /// Answer draws from @p tape: each stream from its section, in order (a
   /// positional tape: every draw from its one section, in order). Past a
@@ -158,7 +183,10 @@ class choice_tape {
   void note(std::uint32_t s, std::uint64_t bound, std::uint64_t value) {
     ++choices_;
     if (value != 0) ++deviations_;
-    if (recording_) lanes_[s].drawn.push_back(choice{lanes_[s].purpose, bound, value});
+    if (recording_) {
+      lane& l = lanes_[lane_of(s)];
+      l.drawn.push_back(choice{l.purpose, bound, value});
+    }
   }
 
   /// Returns the tape's next value for a draw of stream @p s below @p
@@ -166,6 +194,7 @@ class choice_tape {
   template <class Fresh>
   std::uint64_t replay(std::uint32_t s, std::uint64_t bound, Fresh&& fresh) {
     if (fuzz_ != nullptr) return fuzzed(s, bound, fresh());
+    s = lane_of(s);
     std::uint64_t v = 0;
     const std::uint32_t src = lanes_[s].source;
     if (src != no_source) {
@@ -194,11 +223,13 @@ class choice_tape {
   /// in first-use order, with @p seed.
   saved_tape recorded(std::uint64_t seed = 0) const;
   /// Streams opened so far.
-  std::size_t streams() const noexcept { return lanes_.size(); }
+  std::size_t streams() const noexcept { return lanes_.size() + (deferred_.size() - made_); }
   /// The key of stream @p s.
-  std::string key(std::uint32_t s) const { return std::string(key_of(lanes_.at(s))); }
+  std::string key(std::uint32_t s) const;
   /// FNV-1a of the key of stream @p s (what its seed is derived from).
-  std::uint64_t key_hash(std::uint32_t s) const { return lanes_.at(s).hash; }
+  std::uint64_t key_hash(std::uint32_t s) const {
+    return (s & deferred_bit) != 0 ? deferred_.at(s & ~deferred_bit).hash : lanes_.at(s).hash;
+  }
   /// True once some stream left its section because it no longer fitted.
   bool diverged() const noexcept { return diverged_; }
 
@@ -217,6 +248,23 @@ class choice_tape {
     std::size_t cursor = 0;
     bool seeded = false;  // left the section under tape_mismatch::seeded
   };
+
+  // A stream of open_deferred: its lane is made when the tape needs one.
+  struct deferred {
+    std::uint64_t hash;
+    std::uint64_t token;
+    key_writer write;
+    const void* context;
+    choice_purpose purpose;
+    std::uint32_t lane;  // no_source until made
+  };
+  // The lane of stream s (for a deferred one, made by make_lanes before
+  // anything asks: recording and replay start with it).
+  std::uint32_t lane_of(std::uint32_t s) const noexcept {
+    return (s & deferred_bit) != 0 ? deferred_[s & ~deferred_bit].lane : s;
+  }
+  // Gives every deferred stream without one its lane, in the order they were opened.
+  void make_lanes();
 
   std::string_view key_of(const lane& l) const noexcept { return {names_.data() + l.key_at, l.key_size}; }
   void link(lane& l);
@@ -258,6 +306,8 @@ class choice_tape {
   // datagram: a tree of strings cost a cache miss per level, and slots
   // without the hash a miss per probe.
   std::vector<std::uint64_t> index_;
+  std::vector<deferred> deferred_;  // open_deferred's streams, by number
+  std::size_t made_ = 0;            // deferred_[0, made_) have their lanes
   std::shared_ptr<const saved_tape> replay_;
   std::vector<source> sources_;  // one per section of replay_
   // replay_'s sections by key (slot_value of each section's number; the

@@ -160,9 +160,12 @@ class link_layer {
     host_state* state = nullptr;
     boost::asio::ip::address address;
     std::string key;        // its name as a part of a link's stream key
+    std::uint64_t from_hash = 0;  // FNV-1a of "network:<key>->", where its links' keys begin
   };
   std::vector<host_entry> hosts_;  // by host id
-  std::string key_;                // a link's stream key, built in place
+  // Writes the key of link token (from << 32 | to): the tape asks for it
+  // only when it records or replays (choice_tape::open_deferred).
+  static void write_link_key(const void* self, std::uint64_t token, std::string& out);
   // stream() of each directed link that carried something, opened on first
   // use: open addressing on (from, to), at most half full. One table for
   // the world keeps a sweep's memory to the links in use (a table per host
