@@ -215,27 +215,25 @@ bool world_core::advance(duration deadline) {
 
 // ---- draws ----------------------------------------------------------------------
 
-rng& world_core::stream(std::string_view key, choice_purpose p) {
-  const std::uint32_t s = tape_.open(key, p);
-  // Streams opened on the tape directly (world::tape().open) have no rng here.
-  if (s >= streams_.size()) streams_.resize(static_cast<std::size_t>(s) + 1);
-  // Its seed: the key's FNV-1a (kept by the tape), mixed, with the world's:
-  // it depends on the world's seed and the stream's name, never on when it
-  // was opened.
-  if (streams_[s] == nullptr)
-    streams_[s] = &rngs_.emplace_back(detail::mix64(opts_.seed ^ detail::mix64(tape_.key_hash(s))), p, &tape_, s);
-  return *streams_[s];
-}
+rng& world_core::stream(std::string_view key, choice_purpose p) { return generator(tape_.open(key, p), p); }
 
 rng& world_core::deferred_stream(std::uint64_t hash, choice_purpose p, choice_tape::key_writer write,
                                  const void* context, std::uint64_t token) {
-  const std::uint32_t s = tape_.open_deferred(hash, p, write, context, token);
-  if ((s & choice_tape::deferred_bit) == 0) {  // a lane at once (the tape records or replays): as stream() does
-    if (s >= streams_.size()) streams_.resize(static_cast<std::size_t>(s) + 1);
-    if (streams_[s] == nullptr) streams_[s] = &rngs_.emplace_back(detail::mix64(opts_.seed ^ detail::mix64(hash)), p, &tape_, s);
-    return *streams_[s];
-  }
-  return rngs_.emplace_back(detail::mix64(opts_.seed ^ detail::mix64(hash)), p, &tape_, s);
+  return generator(tape_.open_deferred(hash, p, write, context, token), p);
+}
+
+rng& world_core::generator(std::uint32_t s, choice_purpose p) {
+  // Its seed: the key's FNV-1a (kept by the tape), mixed, with the world's:
+  // it depends on the world's seed and the stream's name, never on when it
+  // was opened.
+  const auto make = [&] {
+    return &rngs_.emplace_back(detail::mix64(opts_.seed ^ detail::mix64(tape_.key_hash(s))), p, &tape_, s);
+  };
+  if ((s & choice_tape::deferred_bit) != 0) return *make();
+  // Streams opened on the tape directly (world::tape().open) have no rng here.
+  if (s >= streams_.size()) streams_.resize(static_cast<std::size_t>(s) + 1);
+  if (streams_[s] == nullptr) streams_[s] = make();
+  return *streams_[s];
 }
 
 rng& world_core::sched_rng(host_state* h) {

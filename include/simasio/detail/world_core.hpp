@@ -442,6 +442,9 @@ class world_core {
   std::function<void(std::uint32_t owner)> close_descriptors;
 
  private:
+  // The generator of stream number s (of stream() or deferred_stream()),
+  // made on first use (a deferred stream: a new one, its caller keeps it).
+  rng& generator(std::uint32_t s, choice_purpose p);
   void enqueue(context_state& ctx, operation* op) {
     if (!ctx.host->up || ctx.dead) SIMASIO_UNLIKELY {
       drop(ctx, op);
