@@ -1,7 +1,7 @@
 // settings_fuzz.cpp — SIMASIO_* variables, sharding variables and the
 // --simasio-seed argument, read by check()
 //
-// Each input line sets one setting: its first byte modulo 15 picks which
+// Each input line sets one setting: its first byte modulo 22 picks which
 // (the variables below in order, then a command-line argument, then the
 // text of a SIMASIO_TAPE file with '\' for line breaks), the rest is the
 // value. Properties:
@@ -40,8 +40,18 @@ using simasio_fuzz::broken;
 constexpr const char* variables[] = {
     "SIMASIO_SEED",      "SIMASIO_SEEDS",    "SIMASIO_JOBS",       "SIMASIO_VERIFY",    "SIMASIO_LOG",
     "SIMASIO_TAPE_MISMATCH", "TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX", "GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX",
-    "SIMASIO_SHARD_INDEX", "SIMASIO_SHARD_COUNT", "SIMASIO_SWARM",
+    "SIMASIO_SHARD_INDEX", "SIMASIO_SHARD_COUNT", "SIMASIO_SWARM", "SIMASIO_ISOLATION", "SIMASIO_ARTIFACTS",
+    "SIMASIO_PCT_HORIZON", "SIMASIO_COMPARE_SEED", "SIMASIO_PROGRESS", "SIMASIO_FIRST_SEED", "SIMASIO_SEED_TIMEOUT",
 };
+// Values checked against parse_u64's reference (the numeric ones above).
+bool numeric(std::string_view v) {
+  for (std::string_view n : {"SIMASIO_SEED", "SIMASIO_SEEDS", "SIMASIO_JOBS", "SIMASIO_VERIFY", "TEST_TOTAL_SHARDS",
+                             "TEST_SHARD_INDEX", "GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX", "SIMASIO_SHARD_INDEX",
+                             "SIMASIO_SHARD_COUNT", "SIMASIO_SWARM", "SIMASIO_COMPARE_SEED", "SIMASIO_FIRST_SEED",
+                             "SIMASIO_SEED_TIMEOUT", "SIMASIO_PCT_HORIZON"})
+    if (v == n) return true;
+  return false;
+}
 constexpr std::size_t variable_count = std::size(variables);
 // Two more choices: a command-line argument, and the text of a tape file
 // for SIMASIO_TAPE (with '\' standing for a line break).
@@ -74,6 +84,15 @@ void agree(const std::string& text) {
   }
 }
 
+// Where SIMASIO_ARTIFACTS points when an input sets it to something (a
+// fuzzer's text never names a real directory): under this process's own.
+std::string artifacts_under(const std::string& value) {
+  if (value.empty()) return value;  // empty: check() must refuse it
+  std::string name;
+  for (char c : value) name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return "/tmp/simasio_settings_fuzz_" + std::to_string(::getpid()) + "_artifacts/" + name.substr(0, 32);
+}
+
 // The SIMASIO_TAPE file of this process, removed when it exits.
 const std::string& tape_path() {
   struct file {
@@ -88,6 +107,8 @@ const std::string& tape_path() {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   for (const char* v : variables) ::unsetenv(v);
+  ::setenv("SIMASIO_SEED_TIMEOUT", "60", 1);  // unless the input says otherwise: an isolated seed may not hang it
+  ::setenv("SIMASIO_ARTIFACTS", artifacts_under("default").c_str(), 1);  // a compare page goes there
   ::unsetenv("SIMASIO_TAPE");
   ::unsetenv("TEST_SHARD_STATUS_FILE");
   std::vector<std::string> given;  // names that may appear in a message
@@ -111,14 +132,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       ::setenv("SIMASIO_TAPE", tape_path().c_str(), 1);
       given.push_back("SIMASIO_TAPE");
     } else {
+      const std::string_view name = variables[which];
+      if (name == "SIMASIO_ARTIFACTS") value = artifacts_under(value);
       ::setenv(variables[which], value.c_str(), 1);
       given.push_back(variables[which]);
-      if (which <= 3 || which >= 6) agree(value);
+      if (numeric(name)) agree(value);
     }
   }
   // Keep a run short: a sweep of thousands of seeds or threads is valid
   // but only costs time here.
-  for (const auto& [v, most] : {std::pair{"SIMASIO_SEEDS", 64u}, std::pair{"SIMASIO_JOBS", 3u}}) {
+  for (const auto& [v, most] : {std::pair{"SIMASIO_SEEDS", 64u}, std::pair{"SIMASIO_JOBS", 3u},
+                                std::pair{"SIMASIO_PCT_HORIZON", 100000u}}) {
     const char* text = std::getenv(v);
     const auto n = text != nullptr ? reference_u64(text) : std::nullopt;
     if (n && *n > most) return 0;

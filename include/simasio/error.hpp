@@ -109,6 +109,14 @@ class tape_error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// A failure artifact (a trace, a page, a tape) that could not be written
+/// whole; what() names the file, the directory and the system's reason
+/// (errno). What was written of it is removed.
+class artifact_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 }  // namespace simasio
 
 namespace boost::system {

@@ -108,10 +108,10 @@ std::optional<failure> fuzz_run(const std::uint8_t* data, std::size_t size,
   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
   settings set;
   set.reachability = false;  // one run: a condition it did not reach says nothing
-  set.tape_path = absolute_path(artifact_stem(c, c.name) + "-fuzz-" + hex + ".tape");
   try {
+    set.tape_path = absolute_path(artifact_stem(c, c.name) + "-fuzz-" + hex + ".tape");
     save_tape(set.tape_path, tape);
-  } catch (const tape_error& e) {
+  } catch (const std::exception& e) {
     // No tape to replay: report the input's failure as it is.
     failure f;
     f.seed = seed;

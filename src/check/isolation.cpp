@@ -1,6 +1,10 @@
 // isolation.cpp — forked children for seeds: a fresh program each, a death of its own
 #include "isolation.hpp"
 
+#include "guard.hpp"
+
+#include <simasio/error.hpp>
+
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
@@ -14,6 +18,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -49,7 +54,8 @@ void write_frame(int fd, std::uint64_t kind, std::string_view bytes) noexcept {
   if (write_all(fd, head, sizeof head)) write_all(fd, bytes.data(), bytes.size());
 }
 
-constexpr int fatal_signals[] = {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS};
+// SIGXCPU is the parent's: a child past its wall-clock timeout gets it.
+constexpr int fatal_signals[] = {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS, SIGXCPU};
 
 // A fatal signal in a child: say which, let the run say its last words
 // (within a deadline: the heap may be broken), then die of it.
@@ -95,6 +101,9 @@ void install_child_handlers() noexcept {
   sigemptyset(&dfl.sa_mask);
   ::sigaction(SIGALRM, &dfl, nullptr);
   ::sigaction(SIGPIPE, &dfl, nullptr);
+  // The sweep's SIGINT/SIGTERM handling is the parent's: here they end the child.
+  ::sigaction(SIGINT, &dfl, nullptr);
+  ::sigaction(SIGTERM, &dfl, nullptr);
   ::alarm(0);
   sigset_t none;
   sigemptyset(&none);
@@ -129,6 +138,9 @@ struct children::child {
   std::string bytes;
   std::string tail;
   child_outcome out;
+  std::chrono::steady_clock::time_point started;
+  std::chrono::steady_clock::time_point warned;  // when SIGXCPU went, for a hung child
+  bool hung = false;
 };
 
 children::~children() {
@@ -138,6 +150,7 @@ children::~children() {
       int status = 0;
       while (::waitpid(c->pid, &status, 0) < 0 && errno == EINTR) {
       }
+      check_impl::guard::child_ended(c->pid);
     }
     if (c->result >= 0) ::close(c->result);
     if (c->err >= 0) ::close(c->err);
@@ -145,21 +158,42 @@ children::~children() {
   }
 }
 
+namespace {
+
+// Why a seed's process could not start, naming the limit it met.
+[[noreturn]] void cannot_start(int e, const char* call, std::size_t running) {
+  std::string why = std::string("simasio: cannot start a seed's process (") + call + ": " + std::strerror(e) + ")";
+  rlimit lim{};
+  const std::string at_once = std::to_string(running + 1) + " seeds' processes at once";
+  if (e == EMFILE && ::getrlimit(RLIMIT_NOFILE, &lim) == 0)
+    why += ": " + at_once + " need two descriptors each, and this program may open " +
+           std::to_string(lim.rlim_cur) + " (ulimit -n): lower SIMASIO_JOBS (check_options::jobs) or raise the limit";
+  else if (e == EAGAIN && ::getrlimit(RLIMIT_NPROC, &lim) == 0)
+    why += ": " + at_once + " and this user's process limit is " +
+           (lim.rlim_cur == RLIM_INFINITY ? std::string("unlimited") : std::to_string(lim.rlim_cur)) +
+           " (ulimit -u), or memory is short: lower SIMASIO_JOBS (check_options::jobs)";
+  else if (e == ENFILE || e == ENOMEM)
+    why += ": the system is out of descriptors or memory; lower SIMASIO_JOBS (check_options::jobs)";
+  throw config_error(why);
+}
+
+}  // namespace
+
 void children::start(std::uint64_t tag, child_body body) {
   int result[2], err[2];
-  if (::pipe2(result, O_CLOEXEC) != 0) throw std::system_error(errno, std::generic_category(), "simasio: pipe");
+  if (::pipe2(result, O_CLOEXEC) != 0) cannot_start(errno, "pipe", live_.size());
   if (::pipe2(err, O_CLOEXEC) != 0) {
     const int e = errno;
     ::close(result[0]);
     ::close(result[1]);
-    throw std::system_error(e, std::generic_category(), "simasio: pipe");
+    cannot_start(e, "pipe", live_.size());
   }
   flush_everything();  // else the child would print the parent's buffered output again
   const pid_t pid = ::fork();
   if (pid < 0) {
     const int e = errno;
     for (int fd : {result[0], result[1], err[0], err[1]}) ::close(fd);
-    throw std::system_error(e, std::generic_category(), "simasio: fork (to run a seed in a process of its own)");
+    cannot_start(e, "fork", live_.size());
   }
   if (pid == 0) {
     child_flag = true;
@@ -185,11 +219,13 @@ void children::start(std::uint64_t tag, child_body body) {
   }
   ::close(result[1]);
   ::close(err[1]);
+  check_impl::guard::child_started(pid);
   auto* c = new child;
   c->tag = tag;
   c->pid = pid;
   c->result = result[0];
   c->err = err[0];
+  c->started = std::chrono::steady_clock::now();
   live_.push_back(c);
 }
 
@@ -239,9 +275,13 @@ std::pair<std::uint64_t, child_outcome> children::wait_any() {
       child* c = live_[i];
       if (c->result >= 0 || c->err >= 0) continue;
       int status = 0;
-      while (::waitpid(c->pid, &status, 0) < 0 && errno == EINTR) {
+      rusage usage{};
+      while (::wait4(c->pid, &status, 0, &usage) < 0 && errno == EINTR) {
       }
+      check_impl::guard::child_ended(c->pid);
       c->pid = -1;
+      c->out.peak_rss_kib = usage.ru_maxrss;
+      c->out.hung = c->hung;
       read_frames(c->bytes, c->out);
       const int dying = c->out.signal;
       if (WIFSIGNALED(status)) {
@@ -265,7 +305,12 @@ std::pair<std::uint64_t, child_outcome> children::wait_any() {
         owners.emplace_back(c, fd);
       }
     }
-    if (::poll(fds.data(), fds.size(), -1) < 0) {
+    if (check_impl::guard::interrupted() != 0) {
+      child_outcome none;
+      none.interrupted = true;
+      return {interrupted_tag, std::move(none)};
+    }
+    if (::poll(fds.data(), fds.size(), watch()) < 0) {
       if (errno == EINTR) continue;
       throw std::system_error(errno, std::generic_category(), "simasio: poll on a seed's process");
     }
@@ -294,10 +339,32 @@ std::pair<std::uint64_t, child_outcome> children::wait_any() {
   }
 }
 
-child_outcome run_in_child(child_body body, bool capture_output) {
-  children one(capture_output);
+// The watchdog: a child past the timeout gets SIGXCPU (its handler sends
+// the run's last words: where it was), and SIGKILL when it is still there a
+// few seconds later. Returns how long poll may wait for the next check.
+int children::watch() {
+  constexpr auto grace = std::chrono::seconds(5);
+  constexpr int check_ms = 1000;  // also how late a SIGINT that came just before poll is seen
+  if (limit_.count() == 0) return check_ms;
+  const auto now = std::chrono::steady_clock::now();
+  for (child* c : live_) {
+    if (c->pid <= 0) continue;
+    if (!c->hung && now - c->started >= limit_) {
+      c->hung = true;
+      c->warned = now;
+      ::kill(c->pid, SIGXCPU);
+    } else if (c->hung && now - c->warned >= grace) {
+      ::kill(c->pid, SIGKILL);
+    }
+  }
+  return check_ms;
+}
+
+child_outcome run_in_child(child_body body, bool capture_output, isolation::timeout limit) {
+  children one(capture_output, limit);
   one.start(0, std::move(body));
-  return one.wait_any().second;
+  auto [tag, out] = one.wait_any();
+  return std::move(out);
 }
 
 }  // namespace simasio::detail::isolation

@@ -11,6 +11,7 @@
 #ifndef SIMASIO_SRC_CHECK_ISOLATION_HPP
 #define SIMASIO_SRC_CHECK_ISOLATION_HPP
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -81,7 +82,17 @@ struct child_outcome {
   int exit_status = 0;      // its exit status when no signal ended it
   std::string output;       // its standard error (and output, with capture_output) when kept
   std::string output_tail;  // the last lines of its standard error
+  bool hung = false;        // it outlived the wall-clock timeout and was killed (SIGXCPU, then SIGKILL)
+  bool interrupted = false; // the sweep was interrupted (SIGINT/SIGTERM) before it ended: no outcome
+  long peak_rss_kib = 0;    // its peak resident memory (getrusage's ru_maxrss)
 };
+
+// How long a child may run, in wall-clock time, before it is taken for hung
+// (check_options::seed_timeout): 0 for no limit.
+using timeout = std::chrono::milliseconds;
+
+// The tag wait_any returns when the sweep was interrupted (SIGINT/SIGTERM).
+constexpr std::uint64_t interrupted_tag = ~std::uint64_t{0};
 
 // The child's work: returns the message for the parent. It runs in the
 // forked child only.
@@ -102,26 +113,32 @@ void set_last_words(last_words words);
 // shown by no one).
 class children {
  public:
-  explicit children(bool capture_output = false) noexcept : capture_(capture_output) {}
+  explicit children(bool capture_output = false, isolation::timeout limit = isolation::timeout{0}) noexcept
+      : capture_(capture_output), limit_(limit) {}
   ~children();
   children(const children&) = delete;
   children& operator=(const children&) = delete;
 
-  // Forks a child doing @p body, known by @p tag. @throws std::system_error
-  // when fork or pipe fails.
+  // Forks a child doing @p body, known by @p tag. @throws config_error
+  // naming the descriptor or process limit when pipe or fork fails for it.
   void start(std::uint64_t tag, child_body body);
   std::size_t running() const noexcept { return live_.size(); }
-  // Waits until a child has ended; returns its tag and outcome.
+  // Waits until a child has ended; returns its tag and outcome. A child
+  // that outlives the timeout gets SIGXCPU (its last words say where it
+  // was), then SIGKILL, and ends hung. When the sweep is interrupted it
+  // returns interrupted_tag at once (the children are reaped by the destructor).
   std::pair<std::uint64_t, child_outcome> wait_any();
 
  private:
   struct child;
+  int watch();
   bool capture_;
+  isolation::timeout limit_;
   std::vector<child*> live_;
 };
 
 // One body in one child, waited for.
-child_outcome run_in_child(child_body body, bool capture_output = false);
+child_outcome run_in_child(child_body body, bool capture_output = false, isolation::timeout limit = isolation::timeout{0});
 
 // True in a child forked by children::start (and its descendants).
 bool in_child() noexcept;

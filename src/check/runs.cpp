@@ -1,5 +1,6 @@
 // runs.cpp — one seed's run: in this process or in a forked child, its
 // outcome carried back as bytes, and the determinism self-check
+#include "guard.hpp"
 #include "sweep.hpp"
 
 #include <simasio/detail/access.hpp>
@@ -12,7 +13,11 @@
 
 #include <boost/core/demangle.hpp>
 
+#include <cxxabi.h>
+
 #include <algorithm>
+#include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 #include <typeinfo>
@@ -56,7 +61,7 @@ run_outcome decode(const std::string& bytes) {
   run_outcome o;
   // Counts come from the child: never trust one to size memory at once.
   auto count = [&r, &bytes] { return std::min<std::uint64_t>(r.u64(), bytes.size()); };
-  const bool failed = r.u64() != 0;
+  bool failed = r.u64() != 0;
   o.what = r.str();
   o.type = r.str();
   o.signature = r.str();
@@ -97,7 +102,18 @@ run_outcome decode(const std::string& bytes) {
     o.notes.logs.push_back(std::move(l));
   }
   const std::string tape = r.str();
-  if (!tape.empty()) o.tape = parse_tape(tape, "a seed's process");
+  if (!tape.empty()) {
+    try {
+      o.tape = parse_tape(tape, "a seed's process");
+    } catch (const tape_error& e) {
+      // A child that wrote its own memory over its message: that seed's failure.
+      o.tape = saved_tape{};
+      failed = true;
+      o.what = std::string("the seed's process sent a result simasio could not read (") + e.what() + ")";
+      o.type = "simasio::bad_child_message";
+      o.signature = o.type;
+    }
+  }
   if (failed) o.error = std::make_exception_ptr(isolated_failure(o.what));
   return o;
 }
@@ -156,6 +172,7 @@ run_outcome run_seed(const std::function<void(world&)>& scenario, const run_requ
   opts.seed = req.seed;
   if (req.tape) opts.record_tape = true;
   run_outcome out;
+  const guard::seed_mark running(req.seed);  // an exit or fatal signal from here on names this seed
   std::map<std::string, std::uint64_t>* const outer_counts = std::exchange(run_counts, &out.counts);
   world w(opts);
   struct leave {
@@ -208,9 +225,10 @@ run_outcome run_seed(const std::function<void(world&)>& scenario, const run_requ
     out.signature = failure_signature(out.type, out.what);
   } catch (...) {
     out.error = std::current_exception();
-    out.what = "an exception not derived from std::exception";
-    out.type = "unknown";
-    out.signature = out.type;
+    const std::type_info* thrown = abi::__cxa_current_exception_type();
+    out.type = thrown != nullptr ? boost::core::demangle(thrown->name()) : "unknown";
+    out.what = "an exception of type " + out.type + ", not derived from std::exception, was thrown";
+    out.signature = "thrown " + out.type;
   }
   // A spawn refused for isolation that the scenario caught and went on from:
   // what it did after says nothing, run it isolated all the same.
@@ -222,7 +240,7 @@ run_outcome run_seed(const std::function<void(world&)>& scenario, const run_requ
 }
 
 // What became of a run in a child: its message, or its death.
-run_outcome from_child(const detail::isolation::child_outcome& c) {
+run_outcome from_child(const detail::isolation::child_outcome& c, std::uint64_t timeout_seconds) {
   run_outcome out;
   if (!c.message.empty()) out = decode(c.message);  // all of it, or the last words of a dying run
   if (c.complete && !c.message.empty()) return out;
@@ -237,11 +255,23 @@ run_outcome from_child(const detail::isolation::child_outcome& c) {
       start = end + 1;
     }
   }
-  if (c.signal != 0) {
+  if (c.hung) {
+    out.type = "simasio::hung";
+    out.what = "the seed's process did not end within " + std::to_string(timeout_seconds) +
+               " s of wall-clock time (check_options::seed_timeout, SIMASIO_SEED_TIMEOUT): a real blocking call, or a "
+               "loop that never reaches a scheduling point; it was killed" +
+               (c.message.empty() ? std::string(" (it said nothing of where it was)")
+                                  : " at virtual time " + detail::format_time(out.time) + ", step " +
+                                        std::to_string(out.step) + ", where it was when the timeout passed") +
+               said;
+    out.signature = out.type;
+  } else if (c.signal != 0) {
     const std::string name = detail::signal_name(c.signal);
     out.type = "simasio::fatal_signal";
     out.what = "the run killed its process with " + name + said;
     out.signature = out.type + ": " + name;
+    out.peak_rss_kib = c.peak_rss_kib;
+    out.sigkill = c.signal == SIGKILL;
   } else {
     out.type = "simasio::process_exit";
     out.what = "the run ended its process with exit status " + std::to_string(c.exit_status) +
@@ -250,6 +280,29 @@ run_outcome from_child(const detail::isolation::child_outcome& c) {
   }
   out.error = std::make_exception_ptr(isolated_failure(out.what));
   return out;
+}
+
+bool killed_from_outside(const run_outcome& o) { return o.sigkill; }
+
+namespace {
+std::string mib(long kib) { return std::to_string((kib + 512) / 1024) + " MiB"; }
+}  // namespace
+
+run_outcome settle_kill(seed_runner& runner, const run_request& req, run_outcome killed) {
+  run_outcome again = runner.in_child(req, true);
+  if (!again.error) {
+    std::fprintf(stderr,
+                 "simasio: seed %llu: its process was killed with SIGKILL from outside the run (peak resident memory "
+                 "%s: the kernel's OOM killer or a memory limit, most likely); it ran again and passed\n",
+                 static_cast<unsigned long long>(req.seed), mib(killed.peak_rss_kib).c_str());
+    std::fflush(stderr);
+    return again;
+  }
+  if (!again.sigkill) return again;  // it fails another way, and that reproduces
+  killed.what += " (twice: the seed ran again and its process was killed again, with a peak resident memory of " +
+                 mib(killed.peak_rss_kib) + ", then " + mib(again.peak_rss_kib) +
+                 ": the run kills itself, or the kernel's OOM killer or a memory limit stops it each time)";
+  return killed;
 }
 
 // SIMASIO_ISOLATION=0, 1 or auto, if set.

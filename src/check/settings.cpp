@@ -3,6 +3,7 @@
 // a seed
 #include "sweep.hpp"
 
+#include <simasio/detail/artifact_file.hpp>
 #include <simasio/detail/env.hpp>
 #include <simasio/error.hpp>
 
@@ -132,28 +133,43 @@ std::optional<saved_tape> env_tape(world_options& opts, std::string* absolute) {
   saved_tape tape = load_tape(*path);
   if (absolute != nullptr) *absolute = absolute_path(*path);
   opts.replay_tape = std::make_shared<const saved_tape>(tape);
-  opts.on_tape_mismatch = tape_mismatch::fail;
+  opts.on_tape_mismatch = env_tape_mismatch().value_or(tape_mismatch::fail);
   // Its fault mix is on it: a tape with a swarm section was recorded under
   // swarm testing, and replays only under it.
   if (tape.find("swarm") != nullptr) opts.swarm = true;
-  if (const auto policy = detail::env_string("SIMASIO_TAPE_MISMATCH")) {
-    if (*policy == "fail") opts.on_tape_mismatch = tape_mismatch::fail;
-    else if (*policy == "seeded") opts.on_tape_mismatch = tape_mismatch::seeded;
-    else if (*policy == "polite") opts.on_tape_mismatch = tape_mismatch::polite;
-    else if (*policy == "adapt") opts.on_tape_mismatch = tape_mismatch::adapt;
-    else
-      throw config_error("simasio: SIMASIO_TAPE_MISMATCH='" + *policy +
-                         "' is not a policy: use fail (stop with an error), seeded (continue with the seed's own "
-                         "draws), polite (continue with polite draws) or adapt (keep following the tape, recorded values clamped "
-                         "below the new bounds)");
-  }
   return tape;
+}
+
+std::optional<tape_mismatch> env_tape_mismatch() {
+  const auto policy = detail::env_string("SIMASIO_TAPE_MISMATCH");
+  if (!policy) return std::nullopt;
+  if (*policy == "fail") return tape_mismatch::fail;
+  if (*policy == "seeded") return tape_mismatch::seeded;
+  if (*policy == "polite") return tape_mismatch::polite;
+  if (*policy == "adapt") return tape_mismatch::adapt;
+  throw config_error("simasio: SIMASIO_TAPE_MISMATCH='" + *policy +
+                     "' is not a policy: use fail (stop with an error), seeded (continue with the seed's own "
+                     "draws), polite (continue with polite draws) or adapt (keep following the tape, recorded values "
+                     "clamped below the new bounds)");
 }
 
 settings read_settings(check_options& options) {
   settings out;
+  detail::check_environment();  // misspelt SIMASIO_* names: a config_error, or a warning
   detail::env_log_level();  // a bad level is an error now, not in the first seed's world
   out.seed = detail::env_u64("SIMASIO_SEED");
+  if (out.seed && detail::env_string("SIMASIO_TAPE"))
+    throw config_error("simasio: SIMASIO_SEED and SIMASIO_TAPE are both set: a tape replays the seed it was recorded "
+                       "from (its 'seed' line), so the two could disagree; unset one (SIMASIO_TAPE replays the tape, "
+                       "SIMASIO_SEED runs the seed with its own draws)");
+  env_tape_mismatch();  // checked whether or not a tape is given
+  if (const auto first = detail::env_u64("SIMASIO_FIRST_SEED")) options.first_seed = *first;
+  if (const auto t = detail::env_in_range("SIMASIO_SEED_TIMEOUT", 0, 365ULL * 24 * 3600,
+                                          "seconds of wall-clock time a seed's own process may run (0: no limit)"))
+    options.seed_timeout = std::chrono::seconds(*t);
+  if (const auto dir = detail::env_string("SIMASIO_ARTIFACTS"); dir && dir->empty())
+    throw config_error("simasio: SIMASIO_ARTIFACTS is set but empty: name the directory failure artifacts go to "
+                       "(SIMASIO_ARTIFACTS=.simasio), or unset it for check_options::artifacts_dir");
   out.compare_seed = detail::env_u64("SIMASIO_COMPARE_SEED");
   if (out.compare_seed && !out.seed)
     throw config_error("simasio: SIMASIO_COMPARE_SEED is set but SIMASIO_SEED is not: it puts one seed's run beside "
@@ -203,8 +219,7 @@ std::string artifacts_dir(const check_options& options) {
 
 std::string artifact_stem(const check_options& options, const std::string& name) {
   const std::string dir = artifacts_dir(options);
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
+  detail::make_artifact_dir(dir);
   return dir + "/" + file_stem(name);
 }
 

@@ -1,4 +1,5 @@
 // shrink.cpp — minimising a failing run's choice tape
+#include "guard.hpp"
 #include "sweep.hpp"
 #include "progress.hpp"
 
@@ -44,7 +45,7 @@ std::optional<shrunk> shrink_failure(seed_runner& runner, const world_options& b
   saved_tape best = std::move(recorded);
   trim(best);
   auto still_fails = [&](saved_tape candidate) {
-    if (result.replays >= budget) return false;
+    if (result.replays >= budget || guard::interrupted() != 0) return false;
     ++result.replays;
     if (progress != nullptr) progress->shrinking(seed, result.replays, budget, best.deviations());
     run_request again = req;

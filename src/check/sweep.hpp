@@ -53,6 +53,8 @@ struct run_outcome {
   std::uint64_t trace_hash = 0;
   std::string faults;  // swarm testing: the drawn mix
   bool needs_isolation = false;  // automatic isolation: it stopped at its first spawn, to run in a child
+  long peak_rss_kib = 0;         // a run killed in a child: that child's peak resident memory
+  bool sigkill = false;          // its child died of SIGKILL (not the watchdog's)
   std::map<std::string, std::uint64_t> counts;  // count_in_run
   // Kept as run_request asked:
   std::vector<trace_event> events;
@@ -67,8 +69,19 @@ struct run_outcome {
 // The counts of the run on this thread (count_in_run), or null.
 extern thread_local std::map<std::string, std::uint64_t>* run_counts;
 
-// What became of a run in a child: its message, or its death.
-run_outcome from_child(const detail::isolation::child_outcome& c);
+// What became of a run in a child: its message, or its death (hung: it
+// outlived a timeout of @p timeout_seconds).
+run_outcome from_child(const detail::isolation::child_outcome& c, std::uint64_t timeout_seconds = 0);
+
+// A run whose child was killed with SIGKILL, not by the run itself as far as
+// anyone can tell (the kernel's OOM killer, a CI runner's memory limit, a
+// user's kill -9): runs it once more. If the second run passes, says so on
+// stderr and returns it; otherwise returns the failure, saying whether the
+// kill came again.
+run_outcome settle_kill(class seed_runner& runner, const run_request& req, run_outcome killed);
+
+// Whether a child's outcome was a SIGKILL its run did not announce.
+bool killed_from_outside(const run_outcome& o);
 
 // One run in this process. With stop_at_spawn (automatic isolation), the
 // run stops at its first host::spawn and says it needs a process of its own.
@@ -98,8 +111,19 @@ class seed_runner {
       mode_.store(isolation::on);
     }
     if (mode_.load() == isolation::off) return run_seed(scenario_, req, false);
-    return from_child(detail::isolation::run_in_child(body(req), quiet));
+    run_outcome out = in_child(req, quiet);
+    return killed_from_outside(out) ? settle_kill(*this, req, std::move(out)) : out;
   }
+
+  // One run in a child, as it came back (no second run for a SIGKILL).
+  run_outcome in_child(const run_request& req, bool quiet) {
+    return from_child(detail::isolation::run_in_child(body(req), quiet, timeout_), timeout_seconds());
+  }
+
+  // Wall-clock time a child may run before it is taken for hung (0: no limit).
+  void set_timeout(detail::isolation::timeout t) noexcept { timeout_ = t; }
+  detail::isolation::timeout timeout() const noexcept { return timeout_; }
+  std::uint64_t timeout_seconds() const noexcept { return static_cast<std::uint64_t>(timeout_.count() / 1000); }
 
   // Whether runs go to children (automatic: once a run spawned a process).
   bool isolated() const noexcept { return mode_.load() == isolation::on; }
@@ -111,6 +135,7 @@ class seed_runner {
  private:
   const std::function<void(world&)>& scenario_;
   std::atomic<isolation> mode_;  // automatic until a run spawns; worker threads read it
+  detail::isolation::timeout timeout_{0};
 };
 
 // PCT's horizon, when world_options::pct_horizon is 0: SIMASIO_PCT_HORIZON,
@@ -143,6 +168,9 @@ struct settings {
 // SIMASIO_SWARM=0 or 1, if set.
 std::optional<bool> env_swarm();
 
+// SIMASIO_TAPE_MISMATCH, if set. @throws config_error for an unknown policy.
+std::optional<tape_mismatch> env_tape_mismatch();
+
 // SIMASIO_TAPE=file: the tape's seed, its draws from the file.
 std::optional<saved_tape> env_tape(world_options& opts, std::string* absolute = nullptr);
 
@@ -170,8 +198,7 @@ std::string artifacts_dir(const check_options& options);
 std::string file_stem(const std::string& name);
 
 // Where a scenario's artifacts go, as a path prefix ("<dir>/<file_stem>"),
-// the directory created if missing (a failure to create it shows when the
-// file is written).
+// the directory created if missing. @throws artifact_error when it cannot be.
 std::string artifact_stem(const check_options& options, const std::string& name);
 
 // ---- shrinking (shrink.cpp) -------------------------------------------------------

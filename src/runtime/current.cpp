@@ -7,6 +7,8 @@
 #include <simasio/world.hpp>
 
 #include <algorithm>
+#include <atomic>
+#include <cstdio>
 #include <memory>
 #include <vector>
 
@@ -51,11 +53,35 @@ void unregister_live_world(world& w) noexcept {
 running_scope::running_scope(world_core& core) noexcept : saved_(running_core_tls) { running_core_tls = &core; }
 running_scope::~running_scope() { running_core_tls = saved_; }
 
+namespace {
+
+// The first implicit world of the program says so on stderr (unless
+// SIMASIO_IMPLICIT_WORLD=1 asks for it): a program that runs an
+// io_context from main() with no world sees virtual time, and a server
+// with nothing to serve returns from run() at once.
+void note_implicit_world(std::uint64_t seed) {
+  static std::atomic<bool> said{false};
+  const auto asked = env_in_range("SIMASIO_IMPLICIT_WORLD", 0, 1,
+                                  "1 (use the implicit world without this note) or 0 (say so)");
+  if ((asked && *asked == 1) || said.exchange(true)) return;
+  std::fprintf(stderr,
+               "simasio: note: an io_context was made with no simasio::world on this thread, so it joined an "
+               "implicit world (seed %llu): its clocks and timers run on virtual time and run() returns once nothing "
+               "is left to simulate, so a server with no client ends at once. To test it, build the world yourself "
+               "(simasio::check, or simasio::world with hosts) or run main() as a simulated process "
+               "(host::spawn_main); to keep the implicit world without this note, set SIMASIO_IMPLICIT_WORLD=1.\n",
+               static_cast<unsigned long long>(seed));
+  std::fflush(stderr);
+}
+
+}  // namespace
+
 world& acquire_default_world() {
   thread_worlds& t = worlds();
   if (!t.default_world) {
     world_options opts;
     opts.seed = env_u64("SIMASIO_SEED").value_or(0);
+    note_implicit_world(opts.seed);
     t.default_world = std::make_unique<world>(opts);
   }
   ++t.default_refs;

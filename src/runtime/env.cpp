@@ -5,7 +5,13 @@
 
 #include <spdlog/common.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
+#include <mutex>
+#include <vector>
+
+extern char** environ;
 
 namespace simasio::detail {
 
@@ -81,6 +87,68 @@ std::optional<std::uint64_t> env_in_range(const char* name, std::uint64_t lo, st
                        std::string(meaning) + ", a whole number from " + std::to_string(lo) + " to " +
                        std::to_string(hi));
   return n.value;
+}
+
+const std::string_view known_settings[] = {
+    "SIMASIO_ARTIFACTS",   "SIMASIO_COMPARE_SEED", "SIMASIO_FIRST_SEED",   "SIMASIO_FUZZ_SHOW",  "SIMASIO_IMPLICIT_WORLD",
+    "SIMASIO_ISOLATION",   "SIMASIO_JOBS",         "SIMASIO_LOG",          "SIMASIO_PCT_HORIZON",
+    "SIMASIO_PROGRESS",    "SIMASIO_SEED",         "SIMASIO_SEEDS",        "SIMASIO_SEED_TIMEOUT",
+    "SIMASIO_SHARD_COUNT", "SIMASIO_SHARD_INDEX",  "SIMASIO_SWARM",        "SIMASIO_TAPE",
+    "SIMASIO_TAPE_MISMATCH", "SIMASIO_VERIFY",
+};
+const std::size_t known_settings_count = std::size(known_settings);
+
+namespace {
+
+// Edits (insertions, deletions, substitutions, swaps of neighbours) from a to b.
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i)
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  return d[a.size()][b.size()];
+}
+
+}  // namespace
+
+std::pair<std::string_view, std::size_t> closest_setting(std::string_view name) {
+  std::pair<std::string_view, std::size_t> best{"", SIZE_MAX};
+  for (const std::string_view known : known_settings) {
+    const std::size_t d = edit_distance(name, known);
+    if (d < best.second) best = {known, d};
+  }
+  return best;
+}
+
+void check_environment() {
+  std::vector<std::string> unknown;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    const std::string_view entry(*e);
+    if (entry.substr(0, 8) != "SIMASIO_") continue;
+    const std::string_view name = entry.substr(0, entry.find('='));
+    const auto [closest, distance] = closest_setting(name);
+    if (distance == 0) continue;
+    if (distance == 1)
+      throw config_error("simasio: " + std::string(name) + " is not a simasio setting: did you mean " +
+                         std::string(closest) + "? (the sweep would run without it; rename it, or unset it)");
+    unknown.emplace_back(name);
+  }
+  static std::once_flag warned;
+  if (unknown.empty()) return;
+  std::call_once(warned, [&] {
+    for (const std::string& name : unknown) {
+      const auto [closest, distance] = closest_setting(name);
+      std::fprintf(stderr, "simasio: warning: %s is not a simasio setting%s%s%s; it is ignored (docs/reference/environment.md lists the settings)\n",
+                   name.c_str(), distance <= 3 ? " (the closest is " : "",
+                   distance <= 3 ? std::string(closest).c_str() : "", distance <= 3 ? ")" : "");
+    }
+    std::fflush(stderr);
+  });
 }
 
 std::optional<int> env_log_level() {

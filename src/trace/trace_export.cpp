@@ -1,47 +1,21 @@
 // trace_export.cpp — JSON lines, Chrome trace events and an HTML sequence diagram
 #include <simasio/trace/export.hpp>
 
+#include <simasio/detail/artifact_file.hpp>
+#include <simasio/detail/text_escape.hpp>
 #include <simasio/error.hpp>
 
+#include <cstdint>
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <sstream>
 
 namespace simasio {
 namespace {
 
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '<': out += "\\u003c"; break;  // safe inside an HTML <script>
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
-}
+std::string json_string(const std::string& s) { return detail::json_quoted(s); }
 
-std::string html_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else if (c == '&') out += "&amp;";
-    else out += c;
-  }
-  return out;
-}
+std::string html_escape(const std::string& s) { return detail::html_escaped(s); }
 
 // The event's host as JSON: its name, or null for world-wide events.
 std::string host_of(const trace_event& e, const std::vector<std::string>& names) {
@@ -67,27 +41,22 @@ std::string omitted_note(std::uint64_t omitted, std::size_t kept) {
          std::to_string(kept) + " (check_options::max_trace_events)";
 }
 
-std::ofstream open_for_writing(const std::string& path) {
-  std::ofstream out(path);
-  if (!out) throw std::runtime_error("simasio: cannot write the trace artifact '" + path + "'");
-  return out;
-}
-
 }  // namespace
 
 void write_json_lines(const std::string& path, const std::vector<trace_event>& events,
                       const std::vector<std::string>& host_names, std::uint64_t omitted) {
-  std::ofstream out = open_for_writing(path);
+  std::ostringstream out;
   if (omitted != 0)
     out << "{\"omitted_events\":" << omitted << ",\"note\":" << json_string(omitted_note(omitted, events.size())) << "}\n";
   for (const trace_event& e : events)
     out << "{\"step\":" << e.step << ",\"t_ns\":" << e.time_ns << ",\"host\":" << host_of(e, host_names)
         << ",\"kind\":\"" << to_string(e.kind) << '"' << json_fields(e, host_names) << "}\n";
+  detail::write_artifact(path, out.str());
 }
 
 void write_chrome_trace(const std::string& path, const std::vector<trace_event>& events,
                         const std::vector<std::string>& host_names, std::uint64_t omitted) {
-  std::ofstream out = open_for_writing(path);
+  std::ostringstream out;
   out << "{\"displayTimeUnit\":\"ns\",";
   if (omitted != 0)
     out << "\"otherData\":{\"omitted_events\":" << omitted << ",\"note\":" << json_string(omitted_note(omitted, events.size()))
@@ -120,6 +89,7 @@ void write_chrome_trace(const std::string& path, const std::vector<trace_event>&
     }
   }
   out << "\n]}\n";
+  detail::write_artifact(path, out.str());
 }
 
 namespace {
@@ -187,7 +157,7 @@ void write_html_diagram(const std::string& path, const std::string& title, const
 void write_html_diagram(const std::string& path, const std::string& title, const std::vector<trace_event>& events,
                         const std::vector<std::string>& host_names, std::uint64_t omitted,
                         const trace_annotations& notes, const trace_failure* failure) {
-  std::ofstream out = open_for_writing(path);
+  std::ostringstream out;
   page_head(out, title);
   out << R"js(.controls { margin: 4px 8px; line-height: 22px; }
 .controls label { margin-right: 10px; white-space: nowrap; }
@@ -405,11 +375,12 @@ render();
 </script>
 </body></html>
 )js";
+  detail::write_artifact(path, out.str());
 }
 
 void write_html_comparison(const std::string& path, const std::string& title, const recorded_run& a,
                            const recorded_run& b) {
-  std::ofstream out = open_for_writing(path);
+  std::ostringstream out;
   page_head(out, title);
   out << R"js(p { margin: 8px; }
 table { border-collapse: collapse; margin: 8px; font-family: monospace; font-size: 11px; }
@@ -483,6 +454,84 @@ document.getElementById("comparison").appendChild(table);
 </script>
 </body></html>
 )js";
+  detail::write_artifact(path, out.str());
 }
+
+namespace detail {
+
+namespace {
+
+// The length of the valid UTF-8 sequence at the start of @p s, or 0.
+std::size_t utf8_length(std::string_view s) {
+  const auto b = [&](std::size_t i) { return static_cast<unsigned char>(s[i]); };
+  const unsigned char c = b(0);
+  std::size_t n = 0;
+  std::uint32_t cp = 0;
+  if (c < 0x80) return 1;
+  if (c >= 0xC2 && c <= 0xDF) n = 2, cp = c & 0x1F;
+  else if (c >= 0xE0 && c <= 0xEF) n = 3, cp = c & 0x0F;
+  else if (c >= 0xF0 && c <= 0xF4) n = 4, cp = c & 0x07;
+  else return 0;
+  if (s.size() < n) return 0;
+  for (std::size_t i = 1; i < n; ++i) {
+    if ((b(i) & 0xC0) != 0x80) return 0;
+    cp = cp << 6 | (b(i) & 0x3F);
+  }
+  // No overlong forms, no surrogates, nothing past U+10FFFF.
+  if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)) || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+  return n;
+}
+
+}  // namespace
+
+std::string json_quoted(std::string_view s) {
+  std::string out = "\"";
+  out.reserve(s.size() + 2);
+  for (std::size_t i = 0; i < s.size();) {
+    const char c = s[i];
+    switch (c) {
+      case '"': out += "\\\""; ++i; continue;
+      case '\\': out += "\\\\"; ++i; continue;
+      case '\n': out += "\\n"; ++i; continue;
+      case '<': out += "\\u003c"; ++i; continue;  // safe inside an HTML <script>
+      default: break;
+    }
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", u);
+      out += buf;
+      ++i;
+      continue;
+    }
+    const std::size_t n = utf8_length(s.substr(i));
+    if (n == 0) {
+      out += "\\ufffd";
+      ++i;
+    } else {
+      out.append(s.data() + i, n);
+      i += n;
+    }
+  }
+  return out + "\"";
+}
+
+std::string html_escaped(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    switch (c) {
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '&': out += "&amp;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace detail
 
 }  // namespace simasio

@@ -224,7 +224,8 @@ BOOST_AUTO_TEST_CASE(tape_text_parses_and_formats_back) {
                               {{"scheduler", {{simasio::choice_purpose::scheduler, 3, 1}}},
                                {"buggify:site", {{simasio::choice_purpose::buggify, 2, 0}}}}};
   const std::string text = simasio::format_tape(t);
-  BOOST_TEST(text.find("simasio-tape 2\n") == 0u, text);
+  BOOST_TEST(text.find("simasio-tape 3\n") == 0u, text);
+  BOOST_TEST(text.find("\nend 2\n") != std::string::npos, text);
   BOOST_TEST(text.find("\nstream buggify:site\n2 0\n") != std::string::npos, text);
   const auto back = simasio::parse_tape(text, "pasted");
   BOOST_TEST(back.seed == 7u);

@@ -59,5 +59,11 @@ SIMASIO_TEST_CASE(aborts_on_seed_3, 10) {
   BOOST_TEST(true);
 }
 
+// Ends the test program from seed 3, as code does on a fatal configuration
+// error: the program must still fail, naming the seed (run by name only).
+SIMASIO_TEST_CASE(exits_on_seed_3, 10) {
+  if (world.seed() == 3) std::exit(0);
+}
+
 // Declared after aborts_on_seed_3: with the crash isolated, it still runs.
 SIMASIO_TEST_CASE(runs_after_a_crashing_case, 5) { BOOST_TEST(world.seed() < 5u); }

@@ -55,6 +55,12 @@ SIMASIO_TEST(Glue, AbortsOnSeed3, 10) {
   if (world.seed() == 3) std::abort();
 }
 
+// Ends the test program from seed 3 (run by name only): the program must
+// still fail, naming the seed.
+SIMASIO_TEST(Glue, ExitsOnSeed3, 10) {
+  if (world.seed() == 3) std::exit(0);
+}
+
 // Skips on even seeds: the glue counts skipped seeds, isolated or not.
 SIMASIO_TEST(Glue, SkipsEvenSeeds, 10) {
   if (world.seed() % 2 == 0) GTEST_SKIP() << "even";

@@ -4,6 +4,7 @@
 
 #include <simasio/world_options.hpp>
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -93,6 +94,11 @@ struct check_options {
   /// Whether each seed runs in a process of its own; SIMASIO_ISOLATION=1,
   /// 0 or auto overrides (see simasio::isolation).
   simasio::isolation isolation = isolation::automatic;
+  /// Wall-clock time a seed's own process (isolation) may run before it is
+  /// taken for hung: it is then killed and reported as that seed's failure
+  /// ("simasio::hung", with the virtual time and step it had reached), and
+  /// the sweep goes on. 0 for no limit; SIMASIO_SEED_TIMEOUT=seconds overrides.
+  std::chrono::seconds seed_timeout{120};
 };
 
 /// The first failing seed of a sweep.
@@ -119,6 +125,10 @@ struct failure {
   /// event, and marks where they part ("" when there is none).
   std::string comparison_path;
   std::string faults;                  ///< swarm testing: the seed's drawn fault mix (fault_mix::describe)
+  /// Artifacts that could not be written whole, each with the file, its
+  /// directory and the system's reason (their partial files are removed);
+  /// failure_report prints them after the FAILED and replay lines.
+  std::vector<std::string> artifact_problems{};
 };
 
 /// What makes two failures "the same" while shrinking: the exception's

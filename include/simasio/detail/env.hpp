@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace simasio::detail {
 
@@ -32,6 +33,20 @@ std::optional<std::string> env_string(const char* name);
 // threads") and its range, not the whole 64-bit one.
 std::optional<std::uint64_t> env_in_range(const char* name, std::uint64_t lo, std::uint64_t hi,
                                           std::string_view meaning);
+
+// Every SIMASIO_* variable the library reads.
+extern const std::string_view known_settings[];
+extern const std::size_t known_settings_count;
+
+// The known setting closest to @p name (a SIMASIO_* variable's name) and
+// its edit distance, or {"", large} when none is near.
+std::pair<std::string_view, std::size_t> closest_setting(std::string_view name);
+
+// Looks at every SIMASIO_* variable in the environment: one a single edit
+// away from a known setting (SIMASIO_SEEED, SIMASIO_JOB) is a config_error
+// naming it, since the sweep would otherwise run without it; any other
+// unknown one gets a warning line on stderr, once per program.
+void check_environment();
 
 // The spdlog level SIMASIO_LOG names (as spdlog::level::level_enum), or
 // nullopt when unset. @throws config_error for a name that is not a level.

@@ -82,6 +82,10 @@ struct saved_tape {
   /// A format-1 tape: one positional stream (key "") answering every draw
   /// in order, whatever stream makes it, as simasio 0.x recorded them.
   bool positional = false;
+  /// The scenario (check_options::name) whose run drew it, "" when unknown:
+  /// a replay under another scenario's name is refused (SIMASIO_TAPE_MISMATCH
+  /// other than fail turns that into a warning).
+  std::string scenario{};
 
   /// Draws on the tape, all streams together.
   std::size_t size() const noexcept;
@@ -92,7 +96,7 @@ struct saved_tape {
   /// Field-wise equality (and its negation).
   ///@{
   friend bool operator==(const saved_tape& a, const saved_tape& b) {
-    return a.seed == b.seed && a.streams == b.streams && a.positional == b.positional;
+    return a.seed == b.seed && a.streams == b.streams && a.positional == b.positional && a.scenario == b.scenario;
   }
   friend bool operator!=(const saved_tape& a, const saved_tape& b) { return !(a == b); }
   ///@}
