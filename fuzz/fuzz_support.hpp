@@ -12,7 +12,19 @@
 #include <memory>
 #include <string>
 
+#include <unistd.h>
+
 namespace simasio_fuzz {
+
+// A tape file of this process (/tmp/simasio_<tag>_<pid>.tape), removed when it exits.
+struct temp_file {
+  explicit temp_file(const char* tag)
+      : path("/tmp/simasio_" + std::string(tag) + "_" + std::to_string(::getpid()) + ".tape") {}
+  ~temp_file() { std::remove(path.c_str()); }
+  temp_file(const temp_file&) = delete;
+  temp_file& operator=(const temp_file&) = delete;
+  std::string path;
+};
 
 // A property the target checks does not hold: print it and abort, which
 // the fuzzer reports as a crash and keeps the input that caused it.

@@ -27,7 +27,11 @@ using simasio_fuzz::broken;
 bool valid_utf8(std::string_view s) {
   for (std::size_t i = 0; i < s.size();) {
     const auto c = static_cast<unsigned char>(s[i]);
-    std::size_t n = c < 0x80 ? 1 : c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+    const std::size_t n = c < 0x80                 ? 1
+                          : c >= 0xC2 && c <= 0xDF ? 2
+                          : c >= 0xE0 && c <= 0xEF ? 3
+                          : c >= 0xF0 && c <= 0xF4 ? 4
+                                                   : 0;
     if (n == 0 || i + n > s.size()) return false;
     std::uint32_t cp = n == 1 ? c : c & (0x7F >> n);
     for (std::size_t k = 1; k < n; ++k) {
@@ -86,7 +90,8 @@ void html(std::string_view text) {
     if (h[i] == '&') {
       const std::string_view rest = std::string_view(h).substr(i);
       bool entity = false;
-      for (std::string_view e : {"&lt;", "&gt;", "&amp;", "&quot;", "&#39;"}) entity = entity || rest.substr(0, e.size()) == e;
+      for (std::string_view e : {"&lt;", "&gt;", "&amp;", "&quot;", "&#39;"})
+        entity = entity || rest.substr(0, e.size()) == e;
       if (!entity) broken("html_escaped: an '&' that starts no entity");
     }
   }

@@ -95,11 +95,7 @@ std::string artifacts_under(const std::string& value) {
 
 // The SIMASIO_TAPE file of this process, removed when it exits.
 const std::string& tape_path() {
-  struct file {
-    std::string path = "/tmp/simasio_settings_fuzz_" + std::to_string(::getpid()) + ".tape";
-    ~file() { std::remove(path.c_str()); }
-  };
-  static const file f;
+  static const simasio_fuzz::temp_file f("settings_fuzz");
   return f.path;
 }
 

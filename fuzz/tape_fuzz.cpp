@@ -22,17 +22,14 @@ namespace {
 
 // This process's tape file, removed when it exits.
 const std::string& file_path() {
-  struct file {
-    std::string path = "/tmp/simasio_tape_fuzz_" + std::to_string(::getpid()) + ".tape";
-    ~file() { std::remove(path.c_str()); }
-  };
-  static const file f;
+  static const simasio_fuzz::temp_file f("tape_fuzz");
   return f.path;
 }
 
 // The tape load_tape reads from a real file holding @p text, or the error.
 std::string loaded(std::string_view text, simasio::saved_tape& out) {
-  std::ofstream(file_path(), std::ios::binary | std::ios::trunc).write(text.data(), static_cast<std::streamsize>(text.size()));
+  std::ofstream(file_path(), std::ios::binary | std::ios::trunc)
+      .write(text.data(), static_cast<std::streamsize>(text.size()));
   try {
     out = simasio::load_tape(file_path());
     return "";

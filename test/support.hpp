@@ -2,8 +2,10 @@
 #ifndef SIMASIO_TEST_SUPPORT_HPP
 #define SIMASIO_TEST_SUPPORT_HPP
 
+#include <simasio/check/check.hpp>
 #include <simasio/error.hpp>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -87,6 +89,21 @@ class scoped_env {
   std::string name_;
   std::optional<std::string> old_;
 };
+
+// A quiet sweep of @p seeds isolated seeds (no shrinking, no artifacts) whose
+// seeds are reported hung after 30 s of wall-clock time: for a test whose
+// defect would hang the seed (a real wait on the test program's thread), so
+// that it fails instead of hanging the suite.
+inline simasio::check_options watched_sweep(std::uint64_t seeds) {
+  simasio::check_options o;
+  o.seeds = seeds;
+  o.shrink = false;
+  o.artifacts = false;
+  o.print = false;
+  o.isolation = simasio::isolation::on;
+  o.seed_timeout = std::chrono::seconds(30);
+  return o;
+}
 
 }  // namespace simasio_test
 

@@ -22,8 +22,9 @@
 #include <boost/asio/experimental/cancellation_condition.hpp>  // namespace experimental
 // Not <boost/asio/spawn.hpp>: it costs a translation unit about as much as
 // the rest of Asio's headers together. spawn, basic_yield_context and
-// yield_context are re-exported below when it was included before this
-// header, else by <simasio/spawn.hpp>.
+// yield_context are net's whether it comes before this header or after
+// (below: a declaration of Boost's class template, and a spawn that finds
+// Boost's when it is called).
 
 #include <simasio/any_io_executor.hpp>
 #include <simasio/basic_datagram_socket.hpp>
@@ -45,6 +46,34 @@
 #include <simasio/posix/basic_stream_descriptor.hpp>
 #endif
 #include <simasio/detail/refused.hpp>
+
+#if !defined(BOOST_ASIO_SPAWN_HPP)
+#define SIMASIO_DETAIL_LATE_SPAWN 1
+namespace boost::asio {
+template <typename Executor>
+class basic_yield_context;  // <boost/asio/spawn.hpp> defines it
+}  // namespace boost::asio
+
+namespace simasio::detail::late_spawn {
+struct second {};
+struct first : second {};
+// Boost's spawn, by argument-dependent lookup when net::spawn is called:
+// nothing named spawn is declared in this namespace or around it, so the
+// call finds Boost's overloads only, and only once Boost's header is in.
+template <class... Args>
+auto call(first, Args&&... args) -> decltype(spawn(std::forward<Args>(args)...)) {
+  return spawn(std::forward<Args>(args)...);
+}
+template <class... Args>
+void call(second, Args&&...) {
+  static_assert(::simasio::detail::refused_pack_v<Args...>,
+                "simasio: net::spawn needs <simasio/spawn.hpp> (or <boost/asio/spawn.hpp>, before or after "
+                "<simasio/asio.hpp>): Boost's spawn is not part of <simasio/asio.hpp> (it would double the "
+                "header's compile time). If you did include it, none of Boost's spawn overloads matches these "
+                "arguments, or none of them is Boost's (pass a completion token such as net::detached).");
+}
+}  // namespace simasio::detail::late_spawn
+#endif  // !defined(BOOST_ASIO_SPAWN_HPP)
 
 namespace simasio::asio {
 
@@ -289,16 +318,22 @@ using boost::asio::spawn;
 using boost::asio::basic_yield_context;
 using boost::asio::yield_context;
 #else
-/// Stands for Boost's spawn until <simasio/spawn.hpp> brings it: with it,
-/// an overload set where Boost's win whenever one matches (this one takes
-/// every argument by const reference, the weakest binding).
+// <boost/asio/spawn.hpp> may still come (Boost's own examples include it
+// after <boost/asio.hpp>, whose place this header takes): the names work
+// either way. basic_yield_context is Boost's class template, declared here
+// and defined by Boost's header; net::spawn is Boost's spawn, found when the
+// call is made (detail/late_spawn below).
+using boost::asio::basic_yield_context;
+using yield_context = boost::asio::basic_yield_context<boost::asio::any_io_executor>;
+/// Boost's spawn (<boost/asio/spawn.hpp> or <simasio/spawn.hpp>, before or
+/// after this header), found by argument-dependent lookup at the call: its
+/// completion token, strand, yield context or a bound function's
+/// parameters are Boost's. Without the header, or for a call with none of
+/// Boost's types among its arguments (a lambda and no completion token),
+/// a static_assert names <simasio/spawn.hpp>.
 template <class... Args>
-void spawn(const Args&...) {
-  static_assert(::simasio::detail::refused_pack_v<Args...>,
-                "simasio: net::spawn needs <simasio/spawn.hpp>: Boost's spawn is not part of "
-                "<simasio/asio.hpp> (it would double the header's compile time). Include <simasio/spawn.hpp> "
-                "(or <boost/asio/spawn.hpp> before <simasio/asio.hpp>); if you did, none of Boost's spawn "
-                "overloads matches these arguments.");
+decltype(auto) spawn(Args&&... args) {
+  return ::simasio::detail::late_spawn::call(::simasio::detail::late_spawn::first{}, std::forward<Args>(args)...);
 }
 #endif  // defined(BOOST_ASIO_SPAWN_HPP)
 using boost::asio::coroutine;

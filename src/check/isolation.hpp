@@ -138,7 +138,8 @@ class children {
 };
 
 // One body in one child, waited for.
-child_outcome run_in_child(child_body body, bool capture_output = false, isolation::timeout limit = isolation::timeout{0});
+child_outcome run_in_child(child_body body, bool capture_output = false,
+                           isolation::timeout limit = isolation::timeout{0});
 
 // True in a child forked by children::start (and its descendants).
 bool in_child() noexcept;

@@ -261,7 +261,8 @@ saved_tape load_tape(const std::string& path) {
     text.append(buf, static_cast<std::size_t>(n));
     if (text.size() > max_tape_bytes) {
       ::close(fd);
-      fail(source, 0, "grew past " + std::to_string(max_tape_bytes >> 20) + " MiB while it was read: not a simasio tape");
+      fail(source, 0,
+           "grew past " + std::to_string(max_tape_bytes >> 20) + " MiB while it was read: not a simasio tape");
     }
     if (!checked) {
       if (!looks_like_a_tape(text)) {

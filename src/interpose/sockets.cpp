@@ -389,10 +389,22 @@ int ioctl(int fd, unsigned long request, ...) __THROW {
 
 // ---- waiting ---------------------------------------------------------------------------
 
+namespace {
+// poll() with no descriptor to watch (none, or all negative): the portable
+// sleep. In a simulated process it waits in virtual time, as every other
+// wait there does (Boost.Asio's synchronous timer waits loop on it).
+bool no_descriptors(const pollfd* fds, nfds_t n) {
+  for (nfds_t i = 0; i < n; ++i)
+    if (fds[i].fd >= 0) return false;
+  return true;
+}
+}  // namespace
+
 int poll(pollfd* fds, nfds_t n, int timeout) {
   if (sim::active()) {
     for (nfds_t i = 0; i < n; ++i)
       if (sim::sim_desc(fds[i].fd)) return sim::posix_poll(fds, n, ns_of_ms(timeout), &real_poll_one);
+    if (sim::in_process() && no_descriptors(fds, n)) return sim::posix_poll(fds, n, ns_of_ms(timeout), nullptr);
   }
   SIMASIO_REAL(poll, int (*)(pollfd*, nfds_t, int));
   return real_poll(fds, n, timeout);
@@ -407,6 +419,7 @@ int ppoll(pollfd* fds, nfds_t n, const timespec* timeout, const sigset_t* mask) 
   if (sim::active()) {
     for (nfds_t i = 0; i < n; ++i)
       if (sim::sim_desc(fds[i].fd)) return sim::posix_poll(fds, n, ns_of(timeout), &real_poll_one);
+    if (sim::in_process() && no_descriptors(fds, n)) return sim::posix_poll(fds, n, ns_of(timeout), nullptr);
   }
   SIMASIO_REAL(ppoll, int (*)(pollfd*, nfds_t, const timespec*, const sigset_t*));
   return real_ppoll(fds, n, timeout, mask);
@@ -420,10 +433,19 @@ bool any_simulated(int nfds, const fd_set* r, const fd_set* w, const fd_set* x) 
       if (sim::sim_desc(fd)) return true;
   return false;
 }
+
+// select() with no descriptor in any set: the portable sleep (Boost.Asio's
+// synchronous deadline_timer::wait loops on select(0, ...)).
+bool none_asked(int nfds, const fd_set* r, const fd_set* w, const fd_set* x) {
+  for (int fd = 0; fd < nfds && fd < FD_SETSIZE; ++fd)
+    if ((r != nullptr && FD_ISSET(fd, r)) || (w != nullptr && FD_ISSET(fd, w)) || (x != nullptr && FD_ISSET(fd, x)))
+      return false;
+  return true;
+}
 }  // namespace
 
 int select(int nfds, fd_set* r, fd_set* w, fd_set* x, timeval* timeout) {
-  if (any_simulated(nfds, r, w, x)) {
+  if (any_simulated(nfds, r, w, x) || (sim::active() && sim::in_process() && none_asked(nfds, r, w, x))) {
     const long long ns =
         timeout == nullptr ? -1 : static_cast<long long>(timeout->tv_sec) * 1'000'000'000 + timeout->tv_usec * 1000LL;
     const int n = sim::posix_select(nfds, r, w, x, ns);
@@ -435,7 +457,8 @@ int select(int nfds, fd_set* r, fd_set* w, fd_set* x, timeval* timeout) {
 }
 
 int pselect(int nfds, fd_set* r, fd_set* w, fd_set* x, const timespec* timeout, const sigset_t* mask) {
-  if (any_simulated(nfds, r, w, x)) return sim::posix_select(nfds, r, w, x, ns_of(timeout));
+  if (any_simulated(nfds, r, w, x) || (sim::active() && sim::in_process() && none_asked(nfds, r, w, x)))
+    return sim::posix_select(nfds, r, w, x, ns_of(timeout));
   SIMASIO_REAL(pselect, int (*)(int, fd_set*, fd_set*, fd_set*, const timespec*, const sigset_t*));
   return real_pselect(nfds, r, w, x, timeout, mask);
 }

@@ -21,6 +21,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <optional>
 #include <vector>
 
 #include <netdb.h>
@@ -119,6 +120,15 @@ addrinfo* make_entry(const address& a, int port, int socktype, int flags, bool v
   return ai;
 }
 
+// The calling host's address, if a host calls (a process, or a handler of one of its contexts).
+std::optional<address> own_address() {
+  world_core& c = *running_core_tls;
+  if (c.in_process()) return c.process_host().address();
+  if (const context_state* ctx = c.current(); ctx != nullptr)
+    return access::net(*current_world()).host_address(ctx->host->id);
+  return std::nullopt;
+}
+
 // The calling host's name.
 std::string own_name() {
   world_core& c = *running_core_tls;
@@ -156,6 +166,17 @@ int posix_getaddrinfo(const char* node, const char* service, const addrinfo* hin
     canonical = node;
   } else if (!lookup(node, found, canonical)) {
     return EAI_NONAME;
+  }
+  // AI_ADDRCONFIG, as glibc reads it: a family only when the host has an
+  // address of it other than the loopback (a simulated host has one address).
+  boost::system::error_code not_numeric;
+  const bool by_name = node != nullptr && (boost::asio::ip::make_address(node, not_numeric), not_numeric.failed());
+  if ((flags & AI_ADDRCONFIG) != 0 && by_name) {
+    if (const std::optional<address> own = own_address()) {
+      const bool v4 = own->is_v4(), v6 = own->is_v6() && !own->to_v6().is_v4_mapped();
+      std::erase_if(found, [&](const address& a) { return a.is_v4() ? !v4 : !v6; });
+      if (found.empty()) return EAI_NONAME;
+    }
   }
   addrinfo* head = nullptr;
   addrinfo** tail = &head;

@@ -356,6 +356,27 @@ void world_core::resume_process(process_state& p) {
     return;
   }
   if (p.state == process_state::phase::ended) {
+    if (p.how == threw && p.is_thread) {
+      // An exception no thread of it caught is std::terminate: SIGABRT ends
+      // the whole process at once, main and every other thread, as on
+      // Linux, whether or not the scenario expects abnormal ends.
+      std::exception_ptr error = std::exchange(p.error, nullptr);
+      std::string why = "an uncaught exception in a thread";
+      try {
+        std::rethrow_exception(error);
+      } catch (const std::exception& x) {
+        why += " (" + boost::core::demangle(typeid(x).name()) + ": " + x.what() + ")";
+      } catch (...) {
+      }
+      end_process(p, p.how);
+      group_end_ = group_end{true, p.group, signaled, SIGABRT, std::move(why)};
+      finish_group_end();
+      if (opts_.abnormal_exits_fail) {
+        abnormal_ = nullptr;
+        std::rethrow_exception(error);  // the run fails with the exception itself, as before
+      }
+      return;
+    }
     if (p.how == threw) {
       // As on Linux, an exception nothing caught ends the process with
       // SIGABRT (std::terminate), its threads with it.
@@ -619,6 +640,11 @@ void world_core::kill(process_state& p) {
 }
 
 void world_core::kill_processes(host_state& host) {
+  // From the scenario body too (host::crash between runs): what the
+  // processes run while they unwind (destructors waiting on condition
+  // variables, closing descriptors) meets the simulation, never the real
+  // libc, as at the world's end.
+  const running_scope scope(*this);
   // Newest first: a thread is unwound before the process whose objects it uses.
   for (std::size_t i = processes_.size(); i-- > 0;) {
     process_state& p = *processes_[i];

@@ -189,6 +189,7 @@ int thread_create(unsigned long* handle, void* (*start)(void*), void* arg) noexc
   t.is_thread = true;
   t.group = parent.group;
   *handle = handle_of(t.pid);
+  world_core::simulated_thread_started();
   if (c.in_process()) c.yield_point();  // the new thread may run first
   return 0;
 }

@@ -90,11 +90,11 @@ std::optional<std::uint64_t> env_in_range(const char* name, std::uint64_t lo, st
 }
 
 const std::string_view known_settings[] = {
-    "SIMASIO_ARTIFACTS",   "SIMASIO_COMPARE_SEED", "SIMASIO_FIRST_SEED",   "SIMASIO_FUZZ_SHOW",  "SIMASIO_IMPLICIT_WORLD",
-    "SIMASIO_ISOLATION",   "SIMASIO_JOBS",         "SIMASIO_LOG",          "SIMASIO_PCT_HORIZON",
-    "SIMASIO_PROGRESS",    "SIMASIO_SEED",         "SIMASIO_SEEDS",        "SIMASIO_SEED_TIMEOUT",
-    "SIMASIO_SHARD_COUNT", "SIMASIO_SHARD_INDEX",  "SIMASIO_SWARM",        "SIMASIO_TAPE",
-    "SIMASIO_TAPE_MISMATCH", "SIMASIO_VERIFY",
+    "SIMASIO_ARTIFACTS",   "SIMASIO_COMPARE_SEED", "SIMASIO_FIRST_SEED",     "SIMASIO_FUZZ_SHOW",
+    "SIMASIO_IMPLICIT_WORLD", "SIMASIO_ISOLATION", "SIMASIO_JOBS",           "SIMASIO_LOG",
+    "SIMASIO_PCT_HORIZON", "SIMASIO_PROGRESS",     "SIMASIO_SEED",           "SIMASIO_SEEDS",
+    "SIMASIO_SEED_TIMEOUT", "SIMASIO_SHARD_COUNT", "SIMASIO_SHARD_INDEX",    "SIMASIO_SWARM",
+    "SIMASIO_TAPE",        "SIMASIO_TAPE_MISMATCH", "SIMASIO_VERIFY",
 };
 const std::size_t known_settings_count = std::size(known_settings);
 
@@ -109,7 +109,8 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
     for (std::size_t j = 1; j <= b.size(); ++j) {
       const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
       d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
     }
   return d[a.size()][b.size()];
 }
@@ -143,7 +144,9 @@ void check_environment() {
   std::call_once(warned, [&] {
     for (const std::string& name : unknown) {
       const auto [closest, distance] = closest_setting(name);
-      std::fprintf(stderr, "simasio: warning: %s is not a simasio setting%s%s%s; it is ignored (docs/reference/environment.md lists the settings)\n",
+      std::fprintf(stderr,
+                   "simasio: warning: %s is not a simasio setting%s%s%s; it is ignored "
+                   "(docs/reference/environment.md lists the settings)\n",
                    name.c_str(), distance <= 3 ? " (the closest is " : "",
                    distance <= 3 ? std::string(closest).c_str() : "", distance <= 3 ? ")" : "");
     }

@@ -40,6 +40,13 @@ bool before_head(std::uint64_t s, const context_state* c) noexcept { return s < 
 
 }  // namespace
 
+void world_core::simulated_thread_started() noexcept {
+  watch_threads = false;
+#if defined(SIMASIO_HAVE_SINGLE_THREADED)
+  __libc_single_threaded = 0;
+#endif
+}
+
 void world_core::make_runnable(context_state& ctx) {
   if (ctx.runnable || ctx.ready.empty() || ctx.stopped || ctx.busy || !ctx.host->up) return;
   const std::uint64_t seq = ctx.ready.front()->seq_;

@@ -264,7 +264,8 @@ BOOST_AUTO_TEST_CASE(sigterm_to_a_sweep_reaps_its_children_and_prints_what_ran_a
   const std::string dir = scratch("simasio_trust_term_self");
   const ran self = misbehave("interrupt", in(dir, {"SIMASIO_ISOLATION=0", "MISBEHAVE_INTERRUPT=self"}));
   BOOST_TEST(self.signal == SIGTERM, self.output);
-  BOOST_TEST(has(self.output, "interrupted by SIGTERM (Terminated): 8 of 20 seed(s) ran, none failed; every seed before 8 ran"),
+  BOOST_TEST(has(self.output,
+                 "interrupted by SIGTERM (Terminated): 8 of 20 seed(s) ran, none failed; every seed before 8 ran"),
              self.output);
   BOOST_TEST(has(self.output, "simasio: the rest: SIMASIO_FIRST_SEED=8 SIMASIO_SEEDS=12 "), self.output);
   const ran ctrl_c = misbehave("interrupt", in(dir, {"SIMASIO_ISOLATION=0", "MISBEHAVE_INTERRUPT=self_int"}));
@@ -283,8 +284,9 @@ BOOST_AUTO_TEST_CASE(artifacts_on_a_full_disk_are_named_as_not_written_and_leave
   // The FAILED and replay lines come first and whole.
   BOOST_TEST(r.output.find("simasio: FAILED misbehave_throw_int seed=5 ") < r.output.find("not saved"), r.output);
   BOOST_TEST(r.output.find("simasio: replay: SIMASIO_SEED=5 ") < r.output.find("not saved"), r.output);
-  BOOST_TEST(has(r.output, "simasio: shrunk tape not saved: simasio: artifact '" + disk + "/misbehave_throw_int-seed5.tape"),
-             r.output);
+  BOOST_TEST(
+      has(r.output, "simasio: shrunk tape not saved: simasio: artifact '" + disk + "/misbehave_throw_int-seed5.tape"),
+      r.output);
   BOOST_TEST(has(r.output, "No space left on device (errno 28)"), r.output);
   BOOST_TEST(has(r.output, "simasio: trace not written: simasio: artifact '"), r.output);
   BOOST_TEST(!has(r.output, "simasio: shrunk: "), r.output);
@@ -327,7 +329,8 @@ BOOST_AUTO_TEST_CASE(misuse_fails_the_seed_without_shrinking_or_artifacts) {
 
 BOOST_AUTO_TEST_CASE(a_config_error_nobody_catches_ends_the_program_with_its_message_and_status_2) {
   const std::string dir = scratch("simasio_trust_config");
-  for (const char* bad : {"SIMASIO_SEEDS=many", "SIMASIO_ARTIFACTS=", "SIMASIO_SEEED=5", "SIMASIO_TAPE_MISMATCH=bogus"}) {
+  for (const char* bad :
+       {"SIMASIO_SEEDS=many", "SIMASIO_ARTIFACTS=", "SIMASIO_SEEED=5", "SIMASIO_TAPE_MISMATCH=bogus"}) {
     std::vector<std::string> env = {"MISBEHAVE_DIR=" + dir, bad};
     const ran r = misbehave("pass", env);
     BOOST_TEST_CONTEXT(bad << ":\n" << r.output) {
@@ -419,8 +422,10 @@ BOOST_AUTO_TEST_CASE(a_tape_cut_short_is_refused_and_so_is_another_scenarios_tap
   // The whole tape under another scenario's name: refused, or a warning.
   simasio_test::scoped_env tape("SIMASIO_TAPE", r.failure->tape_path.c_str());
   opts.name = "another_scenario";
-  const std::string refused = simasio_test::what_of<simasio::config_error>([&] { simasio::check(fails_one_seed_in_four, opts); });
-  BOOST_TEST(has(refused, "was recorded by scenario 'planted_scenario', and this sweep is 'another_scenario'"), refused);
+  const std::string refused =
+      simasio_test::what_of<simasio::config_error>([&] { simasio::check(fails_one_seed_in_four, opts); });
+  BOOST_TEST(has(refused, "was recorded by scenario 'planted_scenario', and this sweep is 'another_scenario'"),
+             refused);
   simasio_test::scoped_env lenient("SIMASIO_TAPE_MISMATCH", "adapt");
   const auto anyway = simasio::check(fails_one_seed_in_four, opts);
   BOOST_TEST(!anyway.ok());
@@ -445,8 +450,9 @@ BOOST_AUTO_TEST_CASE(conflicting_and_misspelt_settings_are_config_errors_before_
     const std::string what = simasio_test::what_of<simasio::config_error>([&] { simasio::check(counting, opts); });
     BOOST_TEST(has(what, "SIMASIO_TAPE_MISMATCH='bogus' is not a policy"), what);
   }
-  for (const auto& [typo, meant] : {std::pair{"SIMASIO_SEEED", "SIMASIO_SEED"}, std::pair{"SIMASIO_JOB", "SIMASIO_JOBS"},
-                                    std::pair{"SIMASIO_ARTIFACT", "SIMASIO_ARTIFACTS"}}) {
+  for (const auto& [typo, meant] :
+       {std::pair{"SIMASIO_SEEED", "SIMASIO_SEED"}, std::pair{"SIMASIO_JOB", "SIMASIO_JOBS"},
+        std::pair{"SIMASIO_ARTIFACT", "SIMASIO_ARTIFACTS"}}) {
     simasio_test::scoped_env bad(typo, "4");
     const std::string what = simasio_test::what_of<simasio::config_error>([&] { simasio::check(counting, opts); });
     BOOST_TEST(has(what, std::string(typo) + " is not a simasio setting: did you mean " + meant + "?"), what);

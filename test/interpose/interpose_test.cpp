@@ -9,8 +9,11 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ip/udp.hpp>
+#include <boost/asio/deadline_timer.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/test/unit_test.hpp>
+
+#include "../support.hpp"
 
 #include <array>
 #include <cerrno>
@@ -31,7 +34,9 @@
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/random.h>
+#include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -281,6 +286,33 @@ BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(interpose_sockets)
 
+// glibc's AI_ADDRCONFIG: a family only where the host has an address of it
+// besides the loopback. On a host with an IPv4 address only, "localhost"
+// resolves to 127.0.0.1 alone (and to both without the flag).
+BOOST_AUTO_TEST_CASE(localhost_with_ai_addrconfig_on_an_ipv4_host_is_127_0_0_1_alone) {
+  simasio::world w(2);
+  auto& h = w.add_host("h");
+  auto families = std::make_shared<std::vector<std::vector<int>>>();
+  const simasio::process p = h.spawn([families] {
+    for (const int flags : {AI_ADDRCONFIG, 0}) {
+      addrinfo hints{};
+      hints.ai_family = AF_UNSPEC;
+      hints.ai_socktype = SOCK_STREAM;
+      hints.ai_flags = flags;
+      addrinfo* res = nullptr;
+      if (::getaddrinfo("localhost", "80", &hints, &res) != 0) throw std::runtime_error("getaddrinfo failed");
+      families->emplace_back();
+      for (addrinfo* a = res; a != nullptr; a = a->ai_next) families->back().push_back(a->ai_family);
+      ::freeaddrinfo(res);
+    }
+  });
+  w.run();
+  BOOST_TEST((p.exit_code() == 0));
+  BOOST_REQUIRE(families->size() == 2u);
+  BOOST_TEST(((*families)[0] == std::vector<int>{AF_INET}));
+  BOOST_TEST(((*families)[1] == std::vector<int>{AF_INET, AF_INET6}));
+}
+
 BOOST_AUTO_TEST_CASE(outside_a_run_sockets_are_real_and_the_sandbox_has_no_route) {
   const int fd = ::socket(AF_INET, SOCK_DGRAM, 0);
   BOOST_REQUIRE(fd >= 0);
@@ -349,6 +381,35 @@ BOOST_AUTO_TEST_SUITE_END()
 // ---- Asio's own timers ----------------------------------------------------------------------
 
 BOOST_AUTO_TEST_SUITE(interpose_asio_timers)
+
+// Boost.Asio's synchronous timer waits loop on select(0, ...) until their
+// clock says the deadline passed; poll() and select() with no descriptor are
+// the portable sleep. In a process each waits in virtual time: with a real
+// sleep the virtual clock would stand still and the wait never end (the
+// seed's watchdog then reports it hung, so the defect cannot hang the suite).
+BOOST_AUTO_TEST_CASE(synchronous_timer_waits_and_descriptorless_poll_and_select_wait_in_virtual_time) {
+  const auto r = simasio::check(
+      [](simasio::world& w) {
+        auto& h = w.add_host("h");
+        const simasio::process p = h.spawn([] {
+          boost::asio::io_context ioc;
+          boost::asio::deadline_timer legacy(ioc, boost::posix_time::seconds(5));
+          legacy.wait();
+          boost::asio::steady_timer steady(ioc, std::chrono::seconds(3));
+          steady.wait();
+          if (::poll(nullptr, 0, 2000) != 0) throw std::runtime_error("poll(nullptr, 0, 2000) did not time out");
+          timeval one{1, 0};
+          if (::select(0, nullptr, nullptr, nullptr, &one) != 0) throw std::runtime_error("select did not time out");
+        });
+        w.run_until([&] { return p.ended(); }, std::chrono::minutes(1));
+        if (!p.ended() || p.exit_code() != 0) throw std::runtime_error("the process did not end well: " + p.why());
+        // 5 + 3 + 2 + 1 s of waits, all of them in virtual time.
+        if (w.now() < std::chrono::seconds(11) || w.now() > std::chrono::seconds(12))
+          throw std::runtime_error("the waits took " + std::to_string(w.now().count()) + " ns of virtual time");
+      },
+      simasio_test::watched_sweep(5));
+  BOOST_TEST(r.ok(), (r.failure ? r.failure->what : ""));
+}
 
 BOOST_AUTO_TEST_CASE(an_asio_steady_timer_on_a_simulated_context_fires_at_virtual_30_s) {
   simasio::world w(4);

@@ -9,7 +9,10 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include "../support.hpp"
+
 #include <cassert>
+#include <condition_variable>
 #include <csignal>
 #include <cstdlib>
 #include <exception>
@@ -62,6 +65,67 @@ simasio::process run_beside_bystander(simasio::world& w, F body) {
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(process_end)
+
+// ../shared/repro/crash_outside_run.cpp: host::crash() from the scenario
+// body, between runs, unwinds the host's processes inside the world: a
+// destructor that waits on a condition variable (timed, or with nobody to
+// notify it) meets the simulation, not a real futex wait on the test
+// program's thread, which would hang the seed (the watchdog then reports
+// it hung: a test of the defect that cannot hang the suite).
+BOOST_AUTO_TEST_CASE(a_crash_from_the_scenario_body_unwinds_processes_inside_the_world) {
+  struct waits_in_destructor {
+    bool timed;
+    std::mutex m;
+    std::condition_variable cv;
+    ~waits_in_destructor() {
+      std::unique_lock<std::mutex> l(m);
+      if (timed) cv.wait_for(l, 2s);
+      else cv.wait(l);
+    }
+  };
+  for (const bool timed : {true, false}) {
+    const auto r = simasio::check(
+        [timed](simasio::world& w) {
+          auto& h = w.add_host("h");
+          const simasio::process p = h.spawn([timed] {
+            waits_in_destructor guard{timed};
+            std::thread helper([] { std::this_thread::sleep_for(1h); });
+            helper.detach();
+            for (;;) std::this_thread::sleep_for(1h);
+          });
+          w.run_for(1s);
+          h.crash();  // from the scenario body, between runs
+          if (!p.ended()) throw std::runtime_error("the crashed host's process did not end");
+          h.restart();
+          w.run_for(1s);
+        },
+        simasio_test::watched_sweep(10));
+    BOOST_TEST(r.ok(), (timed ? "timed: " : "untimed: ") << (r.failure ? r.failure->what : ""));
+  }
+}
+
+// With abnormal ends expected, an uncaught exception in a std::thread still
+// ends the whole process at once with SIGABRT, as std::terminate does on
+// Linux: main does not go on.
+BOOST_AUTO_TEST_CASE(an_uncaught_exception_in_a_thread_ends_the_whole_process_when_abnormal_ends_are_expected) {
+  simasio::world_options o;
+  o.seed = 3;
+  o.abnormal_exits_fail = false;
+  simasio::world w(o);
+  auto& h = w.add_host("h");
+  auto main_went_on = std::make_shared<bool>(false);
+  const simasio::process p = h.spawn([main_went_on] {
+    std::thread t([] { throw std::runtime_error("a worker's bug"); });
+    std::this_thread::sleep_for(1s);
+    *main_went_on = true;
+    t.join();
+  });
+  w.run_for(5s);
+  BOOST_TEST(p.ended());
+  BOOST_TEST((p.signal() == SIGABRT));
+  BOOST_TEST(!*main_went_on);
+  BOOST_TEST(p.why().find("a worker's bug") != std::string::npos, p.why());
+}
 
 BOOST_AUTO_TEST_CASE(abort_ends_only_its_process_with_sigabrt) {
   for (std::uint64_t seed = 0; seed < 20; ++seed) {

@@ -15,6 +15,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <pthread.h>
+#include <sys/single_threaded.h>
 
 #include <atomic>
 #include <chrono>
@@ -93,6 +94,54 @@ BOOST_AUTO_TEST_CASE(a_std_thread_in_a_process_runs_on_its_host_and_join_returns
   BOOST_TEST(host_of_thread == "alpha");
   BOOST_TEST((thread_id != main_id));
   BOOST_TEST((thread_id != std::thread::id()));
+}
+
+// ../shared/repro/static_init_race.cpp: two simulated threads reach one
+// function-local static whose constructor locks a mutex (a scheduling
+// point). On Linux the second waits in __cxa_guard_acquire; simulated
+// threads make the program multi-threaded as glibc's pthread_create does,
+// so libstdc++ waits too (a futex wait, simulated) instead of throwing
+// recursive_init_error on the seeds where the second thread runs first.
+namespace static_init {
+struct helper {
+  std::mutex m;
+  std::chrono::steady_clock::time_point t;
+  helper() {
+    std::lock_guard<std::mutex> l(m);
+    t = std::chrono::steady_clock::now();
+  }
+};
+int worker() {
+  static helper h;
+  return h.t.time_since_epoch().count() != 0 ? 1 : 0;
+}
+}  // namespace static_init
+
+BOOST_AUTO_TEST_CASE(two_threads_reaching_a_static_whose_constructor_blocks_wait_for_it_on_every_seed) {
+  const auto r = simasio::check(
+      [](simasio::world& w) {
+        auto& h = w.add_host("h");
+        auto multi = std::make_shared<int>(-1);
+        const simasio::process p = h.spawn_main(
+            [multi](int, char**) {
+              int a = 0, b = 0;
+              std::thread t1([&] { a = static_init::worker(); });
+              *multi = __libc_single_threaded;
+              std::thread t2([&] { b = static_init::worker(); });
+              t1.join();
+              t2.join();
+              return a + b == 2 ? 0 : 1;
+            },
+            {"static_init_race"});
+        w.run_until([&] { return p.ended(); }, std::chrono::seconds(10));
+        if (!p.ended() || p.exit_code() != 0)
+          throw std::runtime_error("the process did not return 0: " +
+                                   (p.ended() ? p.why() + p.stderr_text() : w.pending_report()));
+        if (*multi != 0) throw std::runtime_error("__libc_single_threaded stayed set after a thread started");
+      },
+      sweep(40));
+  BOOST_TEST(r.ok(), failure_of(r));
+  BOOST_TEST(r.runs == 40u);
 }
 
 BOOST_AUTO_TEST_CASE(sleep_for_and_timed_waits_take_virtual_time_exactly) {

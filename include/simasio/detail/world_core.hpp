@@ -274,6 +274,12 @@ class world_core {
   void capture_exception() noexcept {
     if (!pending_exception_) pending_exception_ = std::current_exception();
   }
+  // A simulated process started its second thread: the program is
+  // multi-threaded from here on, as glibc's pthread_create makes it
+  // (__libc_single_threaded cleared: libstdc++'s static-init guards,
+  // shared_ptr counts and locale setup take their thread-safe paths), and
+  // that thread is the simulation's own, not one the run must refuse.
+  static void simulated_thread_started() noexcept;
   // Runs f with clocks reading host's time (boot functions). It is not a
   // handler: dispatch from f queues, as it would from main().
   void run_as(host_state& host, const std::function<void()>& f);

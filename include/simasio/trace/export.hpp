@@ -51,8 +51,9 @@ struct trace_failure {
 /// @param omitted how many earlier events are not in @p events.
 /// @param notes the run's packet labels and log lines (trace::annotations()).
 /// @param failure where the run failed, or null for a run that did not.
-/// @throws artifact_error (a std::runtime_error) naming the file, its directory and errno when @p path cannot be written
-/// whole; what was written of it is removed.
+/// @throws artifact_error (a std::runtime_error) naming the file, its
+/// directory and errno when @p path cannot be written whole; what was
+/// written of it is removed.
 void write_html_diagram(const std::string& path, const std::string& title, const std::vector<trace_event>& events,
                         const std::vector<std::string>& host_names, std::uint64_t omitted,
                         const trace_annotations& notes, const trace_failure* failure = nullptr);
@@ -75,8 +76,9 @@ struct recorded_run {
 /// @param title the page's title.
 /// @param a the run shown on the left.
 /// @param b the run shown on the right.
-/// @throws artifact_error (a std::runtime_error) naming the file, its directory and errno when @p path cannot be written
-/// whole; what was written of it is removed.
+/// @throws artifact_error (a std::runtime_error) naming the file, its
+/// directory and errno when @p path cannot be written whole; what was
+/// written of it is removed.
 void write_html_comparison(const std::string& path, const std::string& title, const recorded_run& a,
                            const recorded_run& b);
 
