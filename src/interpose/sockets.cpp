@@ -471,12 +471,14 @@ int epoll_ctl(int epfd, int op, int fd, epoll_event* ev) __THROW {
 
 int epoll_wait(int epfd, epoll_event* events, int max, int timeout) {
   if (sim::sim_desc(epfd)) return sim::posix_epoll_wait(epfd, events, max, ns_of_ms(timeout));
+  if (timeout != 0) sim::refuse_real_wait("epoll_wait", timeout);
   SIMASIO_REAL(epoll_wait, int (*)(int, epoll_event*, int, int));
   return real_epoll_wait(epfd, events, max, timeout);
 }
 
 int epoll_pwait(int epfd, epoll_event* events, int max, int timeout, const sigset_t* mask) {
   if (sim::sim_desc(epfd)) return sim::posix_epoll_wait(epfd, events, max, ns_of_ms(timeout));
+  if (timeout != 0) sim::refuse_real_wait("epoll_pwait", timeout);
   SIMASIO_REAL(epoll_pwait, int (*)(int, epoll_event*, int, int, const sigset_t*));
   return real_epoll_pwait(epfd, events, max, timeout, mask);
 }

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <string>
 
 #if defined(__linux__)
 #include <poll.h>
@@ -37,6 +38,20 @@ std::int64_t realtime_ns() noexcept {
 void entropy(void* buf, std::size_t n) noexcept { running_core_tls->fill_entropy(buf, n); }
 
 void refuse(const char* message) noexcept { running_core_tls->refuse(message); }
+
+void refuse_real_wait(const char* call, int timeout_ms) {
+  const world* w = current_world();
+  if (w == nullptr || (running_core_tls == nullptr && is_default_world(*w))) return;
+  throw escape_error(
+      std::string("simasio: a real boost::asio::io_context waited on real time (its reactor called ") + call +
+      (timeout_ms < 0 ? " with no timeout" : " with a timeout of " + std::to_string(timeout_ms) + " ms") +
+      (running_core_tls != nullptr ? ") in a handler of a simulated world" : ") while a simulated world is alive") +
+      " on this thread, outside a simulated process. Its timers and sockets are real: it would wait real seconds "
+      "while the virtual clock stands still, and a seed would no longer decide what it does. Use simasio's "
+      "io_context (`namespace net = simasio::asio;` and net::io_context, or host.context()), or run the code as "
+      "a process of a host (host.spawn(...) or host.spawn_main(...)), where boost::asio::io_context itself is "
+      "simulated.");
+}
 
 bool set_timerfd(int fd, bool absolute, std::int64_t ns) noexcept {
   world_core& core = *running_core_tls;

@@ -343,6 +343,48 @@ BOOST_AUTO_TEST_CASE(an_asio_socket_opened_in_a_handler_is_refused_before_the_ke
   BOOST_TEST(entries("/proc/self/fd") == fds);  // no descriptor was made
 }
 
+// A real io_context that waits (its reactor's epoll_wait with a timeout)
+// while a world is alive on the thread would wait on real time while the
+// virtual clock stands: in the scenario body, between runs, and in a
+// handler. It is an escape, named; a poll (no wait) is not, and without a
+// world a real io_context waits as it always did.
+BOOST_AUTO_TEST_CASE(a_real_io_context_that_waits_while_a_world_is_alive_is_an_escape) {
+  simasio::world w(3);
+  auto& a = w.add_host("a");
+  boost::asio::io_context real;
+  boost::asio::steady_timer timer(real, 50ms);
+  bool fired = false;
+  timer.async_wait([&](boost::system::error_code) { fired = true; });
+  std::string body = "no error";
+  try {
+    real.run();  // the scenario body, between runs of the world
+  } catch (const simasio::escape_error& e) {
+    body = e.what();
+  }
+  BOOST_TEST(!fired);
+  BOOST_TEST(body.find("a real boost::asio::io_context waited on real time") != std::string::npos, body);
+  BOOST_TEST(body.find("epoll_wait") != std::string::npos, body);
+  BOOST_TEST(body.find("namespace net = simasio::asio;") != std::string::npos, body);
+  real.restart();
+  const std::string handler = escape_of(w, a, [&] { real.run(); });
+  BOOST_TEST(handler.find("a real boost::asio::io_context waited on real time") != std::string::npos, handler);
+  BOOST_TEST(!fired);
+  int polled = 0;
+  boost::asio::post(real, [&] { ++polled; });
+  real.restart();
+  BOOST_TEST(real.poll() == 1U);  // a poll does not wait
+  BOOST_TEST(polled == 1);
+}
+
+BOOST_AUTO_TEST_CASE(a_real_io_context_with_no_world_still_waits_on_real_time) {
+  boost::asio::io_context real;
+  boost::asio::steady_timer timer(real, 1ms);
+  bool fired = false;
+  timer.async_wait([&](boost::system::error_code ec) { fired = !ec; });
+  real.run();
+  BOOST_TEST(fired);
+}
+
 BOOST_AUTO_TEST_CASE(connect_send_and_getaddrinfo_on_sockets_made_outside_a_run_are_refused) {
   boost::asio::io_context real;
   boost::asio::ip::tcp::socket tcp_socket(real, boost::asio::ip::tcp::v4());

@@ -64,6 +64,13 @@ void entropy(void* buf, std::size_t n) noexcept;
 // The first refusal of a run wins. Requires active().
 void refuse(const char* message) noexcept;
 
+// A real epoll_wait (a descriptor no process made) that would wait
+// (timeout_ms != 0) while a world is alive on this thread, in a run or
+// between runs (the scenario body; the implicit world only in its runs):
+// a real io_context about to wait on real time while the virtual clock
+// stands. Throws escape_error naming it and the fix; otherwise returns.
+void refuse_real_wait(const char* call, int timeout_ms);
+
 // Asio's epoll_reactor arms its timerfd with the time to its earliest
 // timer (timerfd_settime): the world keeps that deadline on virtual time
 // instead of the kernel's real one. `absolute` is TFD_TIMER_ABSTIME;
