@@ -217,7 +217,7 @@ const char* kind_of(mode_t mode) {
 // comment lines, then "simasio-tape".
 bool looks_like_a_tape(std::string_view head) {
   while (!head.empty()) {
-    const std::size_t start = head.find_first_not_of(" \t\r\n");
+    const std::size_t start = head.find_first_not_of(" \t\n\v\f\r");  // isspace, as the parser skips
     if (start == std::string_view::npos) return true;  // all blank so far: let the parser say
     head.remove_prefix(start);
     if (head[0] != '#') {
