@@ -16,7 +16,7 @@ timeout 120 "$SIMASIO_ROOT/scripts/porcupine-data.sh" ||
 run_suite() {
   local name="$1" dir="$2"; shift 2
   echo "== simasio: $name"
-  simasio_build "$dir" "$@"
+  simasio_build "$dir" -DSIMASIO_REQUIRE_TEST_PACKAGES=ON "$@"
   # One test more than cores: the differential tests spend most of their
   # time waiting for the real loopback to settle.
   (cd "$dir" && ctest -j"$(($(nproc) + 1))" --output-on-failure)

@@ -40,6 +40,7 @@ boost::system::error_code socket_ops::set_option(socket_state& s, int level, int
         s.linger_seconds = l->l_linger;
         return {};
       }
+      case SO_SNDLOWAT: return boost::asio::error::no_protocol_option;  // Linux cannot change it: ENOPROTOOPT
       default: return {};  // accepted, no effect in the simulation
     }
   }
@@ -147,11 +148,13 @@ boost::system::error_code socket_ops::get_option(const socket_state& s, int leve
         size = sizeof(::linger);
         return {};
       }
+      case SO_SNDLOWAT: return put_int(1);  // Linux's, fixed
       default: return put_int(0);
     }
   }
   if (level == IPPROTO_TCP) {
-    if (s.proto != transport::tcp) return boost::asio::error::no_protocol_option;
+    // Linux reads a TCP option of another socket as EOPNOTSUPP (ENOPROTOOPT to set it).
+    if (s.proto != transport::tcp) return boost::asio::error::operation_not_supported;
     switch (name) {
       case TCP_NODELAY: return put_int(s.no_delay);
       case TCP_KEEPIDLE: return put_int(s.keep_idle);

@@ -26,6 +26,24 @@ std::set<const io_context*>& live_contexts() {
   return *live;
 }
 
+// Running a context drives its world, from the thread the world was made
+// on (or inside a run of it). A thread with no world is another thread of
+// the program: nothing would run there while the world's thread waits on
+// it (Boost's cpp11 futures daytime client runs its io_context on a
+// std::thread while main() waits on futures), and its run would race that
+// thread's use of the world.
+void check_runner(const char* used_by) {
+  if (detail::current_core() != nullptr) return;
+  throw usage_error(std::string("simasio: ") + used_by +
+                    " was called from a thread that runs no world (a std::thread of the test program, say, as "
+                    "Boost's cpp11/futures/daytime_client runs its io_context on one while main() waits on "
+                    "futures). A simulated io_context runs on the thread of its world, and nothing runs there "
+                    "while that thread waits, so this run would end at once or race the world's thread. Run such a "
+                    "main() as a process of a host (host.spawn_main, in a program linked with simasio::interpose), "
+                    "where std::thread starts a simulated thread and futures wait in virtual time; or run the "
+                    "io_context from the thread that made its world");
+}
+
 }  // namespace
 
 io_context::io_context() : io_context(join_default{}, 1) {}
@@ -114,6 +132,7 @@ world& io_context::get_world() {
 io_context::count_type io_context::drive(const detail::run_limits& limits, const char* used_by) {
   check_caller(used_by);
   detail::world_core& core = sim_core(used_by);
+  check_runner(used_by);  // after sim_core: an orphaned context says so first
   // Inside a simulated process the process waits (it is the thread that
   // runs this context); elsewhere the call drives the world.
   const detail::run_result r = core.in_process() ? core.process_run(limits) : core.run(limits);
@@ -153,6 +172,7 @@ io_context::count_type io_context::poll_one() { return poll_up_to(1); }
 io_context::count_type io_context::poll_up_to(count_type max) {
   check_caller(max == 1 ? "io_context::poll_one" : "io_context::poll");
   detail::world_core& core = sim_core(max == 1 ? "io_context::poll_one" : "io_context::poll");
+  check_runner(max == 1 ? "io_context::poll_one" : "io_context::poll");
   if (core.in_process()) {
     // A scheduling point, work or not: a process polling in a loop lets the
     // world take turns (and is a runaway if it never blocks).

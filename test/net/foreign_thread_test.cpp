@@ -15,6 +15,7 @@
 
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <sys/single_threaded.h>
 
@@ -111,6 +112,46 @@ BOOST_AUTO_TEST_CASE(each_use_from_another_thread_throws_usage_error_while_the_w
   BOOST_TEST(w.run() == 0u);
   s.open(tcp::v4());
   BOOST_TEST(s.is_open());
+}
+
+// Boost's cpp11 futures daytime client runs its io_context on a std::thread
+// while main() waits on futures; run from a scenario body, the thread's run
+// ended at once (nothing runs while the body waits) and the body's wait hung
+// for ever. Each way to run a context from such a thread is a usage_error
+// naming the way out, and the world saw none of it.
+BOOST_AUTO_TEST_CASE(running_an_io_context_from_a_thread_with_no_world_is_a_usage_error_naming_the_way_out) {
+  simasio::world w(4);
+  auto& h = w.add_host("h");
+  net::io_context& io = h.context();
+  auto work = net::make_work_guard(io);
+  bool ran = false;
+  net::post(io, [&] { ran = true; });
+  std::vector<std::string> caught;
+  std::thread t([&] {
+    auto count = [&](auto&& f) {
+      try {
+        f();
+      } catch (const simasio::usage_error& e) {
+        caught.push_back(e.what());
+      }
+    };
+    count([&] { io.run(); });
+    count([&] { io.run_one(); });
+    count([&] { io.run_for(std::chrono::seconds(1)); });
+    count([&] { io.poll(); });
+    count([&] { io.poll_one(); });
+  });
+  t.join();
+  BOOST_TEST(caught.size() == 5U);
+  for (const std::string& what : caught) {
+    BOOST_TEST(what.find("was called from a thread that runs no world") != std::string::npos, what);
+    BOOST_TEST(what.find("host.spawn_main") != std::string::npos, what);
+  }
+  if (!caught.empty()) BOOST_TEST(caught.front().find("simasio: io_context::run was called") == 0U, caught.front());
+  BOOST_TEST(!ran);
+  BOOST_TEST(w.now() == simasio::duration::zero());
+  BOOST_TEST(io.poll() == 1U);  // on the world's own thread it runs
+  BOOST_TEST(ran);
 }
 
 BOOST_AUTO_TEST_CASE(a_socket_destroyed_on_another_thread_is_freed_with_its_context) {

@@ -329,6 +329,46 @@ BOOST_AUTO_TEST_CASE(keep_alive_options_read_as_on_linux) {
   BOOST_TEST(sim_ec == net::error::invalid_argument);
 }
 
+// Options a socket does not have answer as Linux's do: a TCP option on a
+// UDP socket (ENOPROTOOPT to set, EOPNOTSUPP to read), SO_SNDLOWAT (Linux
+// cannot change it: ENOPROTOOPT, and it reads 1), through Asio's options
+// on both kinds of socket, compared with the kernel's sockets.
+BOOST_AUTO_TEST_CASE(options_a_socket_lacks_fail_as_on_linux) {
+  using send_low_watermark = boost::asio::socket_base::send_low_watermark;
+  using no_delay = boost::asio::ip::tcp::no_delay;
+  boost::asio::io_context io;
+  boost::asio::ip::udp::socket real_udp(io, boost::asio::ip::udp::v4());
+  boost::asio::ip::tcp::socket real_tcp(io, boost::asio::ip::tcp::v4());
+  simasio::world w;
+  auto& h = w.add_host("h");
+  net::ip::udp::socket sim_udp(h.context(), net::ip::udp::v4());
+  tcp::socket sim_tcp(h.context(), tcp::v4());
+  auto set_both = [](auto& real, auto& sim, auto option) {
+    boost::system::error_code real_ec, sim_ec;
+    real.set_option(option, real_ec);
+    sim.set_option(option, sim_ec);
+    BOOST_TEST(real_ec == sim_ec, real_ec.message() << " / " << sim_ec.message());
+    return sim_ec;
+  };
+  auto get_both = [](auto& real, auto& sim, auto option) {
+    auto r = option, s = option;
+    boost::system::error_code real_ec, sim_ec;
+    real.get_option(r, real_ec);
+    sim.get_option(s, sim_ec);
+    BOOST_TEST(real_ec == sim_ec, real_ec.message() << " / " << sim_ec.message());
+    if (!real_ec && !sim_ec) BOOST_TEST(r.value() == s.value());
+    return sim_ec;
+  };
+  BOOST_TEST(set_both(real_udp, sim_udp, no_delay(true)) == net::error::no_protocol_option);
+  BOOST_TEST(get_both(real_udp, sim_udp, no_delay()) == net::error::operation_not_supported);
+  BOOST_TEST(set_both(real_udp, sim_udp, keep_idle(5)) == net::error::no_protocol_option);
+  BOOST_TEST(get_both(real_udp, sim_udp, keep_idle()) == net::error::operation_not_supported);
+  BOOST_TEST(set_both(real_tcp, sim_tcp, send_low_watermark(4096)) == net::error::no_protocol_option);
+  BOOST_TEST(set_both(real_udp, sim_udp, send_low_watermark(4096)) == net::error::no_protocol_option);
+  BOOST_TEST(!get_both(real_tcp, sim_tcp, send_low_watermark()));
+  BOOST_TEST(!get_both(real_udp, sim_udp, send_low_watermark()));
+}
+
 // ---- the handshake: the listener's SYN queue ----------------------------------------------
 
 namespace {
