@@ -369,6 +369,36 @@ BOOST_AUTO_TEST_CASE(options_a_socket_lacks_fail_as_on_linux) {
   BOOST_TEST(!get_both(real_udp, sim_udp, send_low_watermark()));
 }
 
+// UDP's buffers are capped and floored as TCP's are: at wmem_max and
+// rmem_max (the model is given this machine's), and at Linux's minimum,
+// compared with the kernel's.
+BOOST_AUTO_TEST_CASE(udp_buffer_sizes_are_capped_and_floored_as_on_linux) {
+  using send_buffer = boost::asio::socket_base::send_buffer_size;
+  using receive_buffer = boost::asio::socket_base::receive_buffer_size;
+  const long wmem_max = proc_value("/proc/sys/net/core/wmem_max");
+  const long rmem_max = proc_value("/proc/sys/net/core/rmem_max");
+  BOOST_REQUIRE(wmem_max > 0);
+  simasio::tcp_buffers sizes;
+  sizes.option_max = static_cast<std::size_t>(wmem_max);
+  boost::asio::io_context io;
+  boost::asio::ip::udp::socket real(io, boost::asio::ip::udp::v4());
+  simasio::world w;
+  w.net().set_tcp_buffers(sizes);
+  net::ip::udp::socket sim(w.add_host("h").context(), net::ip::udp::v4());
+  auto same = [&](auto option) {
+    real.set_option(option);
+    sim.set_option(option);
+    auto r = option, s = option;
+    real.get_option(r);
+    sim.get_option(s);
+    BOOST_TEST(r.value() == s.value(), "set " << option.value() << ": Linux " << r.value() << ", simasio " << s.value());
+  };
+  for (const long size : {1L, 1000L, 65536L, 2 * wmem_max}) {
+    same(send_buffer(static_cast<int>(size)));
+    if (rmem_max == wmem_max) same(receive_buffer(static_cast<int>(size)));  // the model has one maximum for both
+  }
+}
+
 // ---- the handshake: the listener's SYN queue ----------------------------------------------
 
 namespace {
