@@ -442,10 +442,15 @@ bool none_asked(int nfds, const fd_set* r, const fd_set* w, const fd_set* x) {
       return false;
   return true;
 }
+
+// Whether select() and pselect() are served by the simulation.
+bool select_simulated(int nfds, const fd_set* r, const fd_set* w, const fd_set* x) {
+  return any_simulated(nfds, r, w, x) || (sim::active() && sim::in_process() && none_asked(nfds, r, w, x));
+}
 }  // namespace
 
 int select(int nfds, fd_set* r, fd_set* w, fd_set* x, timeval* timeout) {
-  if (any_simulated(nfds, r, w, x) || (sim::active() && sim::in_process() && none_asked(nfds, r, w, x))) {
+  if (select_simulated(nfds, r, w, x)) {
     const long long ns =
         timeout == nullptr ? -1 : static_cast<long long>(timeout->tv_sec) * 1'000'000'000 + timeout->tv_usec * 1000LL;
     const int n = sim::posix_select(nfds, r, w, x, ns);
@@ -457,8 +462,7 @@ int select(int nfds, fd_set* r, fd_set* w, fd_set* x, timeval* timeout) {
 }
 
 int pselect(int nfds, fd_set* r, fd_set* w, fd_set* x, const timespec* timeout, const sigset_t* mask) {
-  if (any_simulated(nfds, r, w, x) || (sim::active() && sim::in_process() && none_asked(nfds, r, w, x)))
-    return sim::posix_select(nfds, r, w, x, ns_of(timeout));
+  if (select_simulated(nfds, r, w, x)) return sim::posix_select(nfds, r, w, x, ns_of(timeout));
   SIMASIO_REAL(pselect, int (*)(int, fd_set*, fd_set*, fd_set*, const timespec*, const sigset_t*));
   return real_pselect(nfds, r, w, x, timeout, mask);
 }

@@ -201,18 +201,22 @@ std::terminate_handler previous_terminate = nullptr;
 // a std::thread still joinable, a destructor that throws) is not the end
 // of the test program: as the kernel discards a crashed process, the rest
 // of that stack is discarded, never run.
+// " (<type>: <what>)" for a std::exception, else nothing.
+std::string exception_detail(const std::exception_ptr& e) {
+  try {
+    std::rethrow_exception(e);
+  } catch (const std::exception& x) {
+    return " (" + boost::core::demangle(typeid(x).name()) + ": " + x.what() + ")";
+  } catch (...) {
+  }
+  return {};
+}
+
 // What std::terminate was called for: the exception in flight, if any.
 std::string terminate_reason() {
   std::string why = "std::terminate was called";
-  if (const std::exception_ptr e = std::current_exception()) {
-    try {
-      std::rethrow_exception(e);
-    } catch (const std::exception& x) {
-      why += " with an exception in flight (" + boost::core::demangle(typeid(x).name()) + ": " + x.what() + ")";
-    } catch (...) {
-      why += " with an exception in flight";
-    }
-  }
+  if (const std::exception_ptr e = std::current_exception())
+    why += " with an exception in flight" + exception_detail(e);
   return why;
 }
 
@@ -361,13 +365,7 @@ void world_core::resume_process(process_state& p) {
       // the whole process at once, main and every other thread, as on
       // Linux, whether or not the scenario expects abnormal ends.
       std::exception_ptr error = std::exchange(p.error, nullptr);
-      std::string why = "an uncaught exception in a thread";
-      try {
-        std::rethrow_exception(error);
-      } catch (const std::exception& x) {
-        why += " (" + boost::core::demangle(typeid(x).name()) + ": " + x.what() + ")";
-      } catch (...) {
-      }
+      std::string why = "an uncaught exception in a thread" + exception_detail(error);
       end_process(p, p.how);
       group_end_ = group_end{true, p.group, signaled, SIGABRT, std::move(why)};
       finish_group_end();

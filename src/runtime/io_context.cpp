@@ -170,9 +170,10 @@ io_context::count_type io_context::poll() { return poll_up_to(max_count()); }
 io_context::count_type io_context::poll_one() { return poll_up_to(1); }
 
 io_context::count_type io_context::poll_up_to(count_type max) {
-  check_caller(max == 1 ? "io_context::poll_one" : "io_context::poll");
-  detail::world_core& core = sim_core(max == 1 ? "io_context::poll_one" : "io_context::poll");
-  check_runner(max == 1 ? "io_context::poll_one" : "io_context::poll");
+  const char* used_by = max == 1 ? "io_context::poll_one" : "io_context::poll";
+  check_caller(used_by);
+  detail::world_core& core = sim_core(used_by);
+  check_runner(used_by);
   if (core.in_process()) {
     // A scheduling point, work or not: a process polling in a loop lets the
     // world take turns (and is a runaway if it never blocks).

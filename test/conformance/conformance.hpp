@@ -12,6 +12,7 @@
 #include <simasio/simasio.hpp>
 
 #include <chrono>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -84,6 +85,30 @@ inline void expect_contains(const std::string& text, const std::vector<std::stri
   for (const std::string& n : needles)
     if (text.find(n) == std::string::npos)
       throw std::runtime_error(what + " lacks \"" + n + "\"; it was:\n" + text.substr(0, 2000));
+}
+
+/// Boost's cpp11/echo blocking_tcp_echo_client against an echo server, each
+/// an unmodified main() run as a process of its own host under faults(): as
+/// `<server> 7000` on "server" and `blocking_tcp_echo_client server 7000` on
+/// "client", typing @p line. The client must print its echo and return 0,
+/// with nothing on stderr, and the server must still run.
+inline void echo_through_blocking_client(simasio::world& world, std::function<int(int, char**)> server_main,
+                                         const std::string& server_name, std::function<int(int, char**)> client_main,
+                                         const std::string& line) {
+  auto& server = world.add_host("server");
+  auto& client = world.add_host("client");
+  faults(world, client, server);
+  capture out;
+  stdin_from input(line + "\n");
+  const simasio::process s = server.spawn_main(std::move(server_main), {server_name, "7000"});
+  world.run_for(std::chrono::milliseconds(1));  // the server listens first, as a user would start them
+  const simasio::process c = client.spawn_main(std::move(client_main), {"blocking_tcp_echo_client", "server", "7000"});
+  if (!world.run_until([&] { return c.ended(); }, std::chrono::minutes(10)))
+    throw std::runtime_error("the client's main() did not return: " + world.pending_report());
+  expect_contains(out.out(), {"Enter message: ", "Reply is: " + line}, "the client's output");
+  if (!out.err().empty()) throw std::runtime_error("a program printed an error: " + out.err());
+  if (c.exit_code() != 0) throw std::runtime_error("the client's main() did not return 0");
+  if (s.ended()) throw std::runtime_error("the server's main() ended");
 }
 
 /// Runs an example's main() with @p args (args[0] is the program name).

@@ -391,7 +391,8 @@ BOOST_AUTO_TEST_CASE(udp_buffer_sizes_are_capped_and_floored_as_on_linux) {
     auto r = option, s = option;
     real.get_option(r);
     sim.get_option(s);
-    BOOST_TEST(r.value() == s.value(), "set " << option.value() << ": Linux " << r.value() << ", simasio " << s.value());
+    BOOST_TEST(r.value() == s.value(),
+               "set " << option.value() << ": Linux " << r.value() << ", simasio " << s.value());
   };
   for (const long size : {1L, 1000L, 65536L, 2 * wmem_max}) {
     same(send_buffer(static_cast<int>(size)));
